@@ -1,0 +1,114 @@
+"""The display: bounds, open and shut lines, entering, placing, removing and moving cards."""
+
+from __future__ import annotations
+
+from sim.cards import CONT, DOWN, END, LEFT, RIGHT, UP
+from sim.engine.jit import kernel
+from sim.engine.state import ERR_OVERFLOW, MAX_COLS, NO_CARD
+
+
+@kernel
+def in_bounds(s, line, col):
+    """RULES.md 2: not a Program Line card, above the top, below the bottom, or the RUN card."""
+    if line < 0 or line >= s.lines or col < 0 or col >= MAX_COLS:
+        return False
+    return line != s.lines - 1 or col < s.capacity
+
+
+@kernel
+def neighbour(line, col, direction):
+    """The slot a card at (line, col) points to."""
+    if direction == LEFT:
+        return line, col - 1
+    if direction == RIGHT:
+        return line, col + 1
+    if direction == UP:
+        return line - 1, col
+    if direction == DOWN:
+        return line + 1, col
+    return -1, -1
+
+
+@kernel
+def is_shut(s, line):
+    """RULES.md 5.10: the right-most card of the line is an END pointing right."""
+    width = s.width[line]
+    if width == 0:
+        return False
+    cid = s.grid[line, width - 1]
+    return s.kind[cid] == END and s.dirn[cid] == RIGHT
+
+
+@kernel
+def can_enter(s, line, col, cid):
+    """RULES.md 5: in bounds, empty, and not in a shut line (but CONT right of the END)."""
+    if not in_bounds(s, line, col) or s.grid[line, col] != NO_CARD:
+        return False
+    if is_shut(s, line):
+        return s.kind[cid] == CONT and col == s.width[line]
+    return True
+
+
+@kernel
+def leftmost_empty(s, line):
+    """The left-most empty slot of a line, or -1 when it has none (a full RUN line)."""
+    col = s.gap[line]
+    if not in_bounds(s, line, col):
+        if col >= MAX_COLS:
+            s.error = ERR_OVERFLOW
+        return -1
+    return col
+
+
+@kernel
+def is_open(s, line):
+    """RULES.md 4.1 (a): the 10 and 20 lines, or every line above holds at least 3 cards."""
+    for above in range(line if line >= 2 else 0):
+        if s.count[above] < 3:
+            return False
+    return True
+
+
+@kernel
+def place(s, cid, line, col):
+    """Put a card into an empty slot; a pending SAVE mark saves it as it enters (5.5)."""
+    s.grid[line, col] = cid
+    s.count[line] += 1
+    if col >= s.width[line]:
+        s.width[line] = col + 1
+    if col == s.gap[line]:
+        gap = col + 1
+        while gap < MAX_COLS and s.grid[line, gap] != NO_CARD:
+            gap += 1
+        s.gap[line] = gap
+    if s.mark[line, col]:
+        s.mark[line, col] = 0
+        s.saved[cid] = 1
+
+
+@kernel
+def lift(s, line, col):
+    """Take the card out of a slot, leaving a gap; returns its id."""
+    cid = s.grid[line, col]
+    s.grid[line, col] = NO_CARD
+    s.count[line] -= 1
+    if col < s.gap[line]:
+        s.gap[line] = col
+    if col == s.width[line] - 1:
+        width = col
+        while width > 0 and s.grid[line, width - 1] == NO_CARD:
+            width -= 1
+        s.width[line] = width
+    return cid
+
+
+@kernel
+def move_to_line(s, line, col, dest):
+    """Move the card at (line, col) to dest's left-most empty slot, found before it leaves."""
+    cid = s.grid[line, col]
+    slot = leftmost_empty(s, dest)
+    if slot < 0 or not can_enter(s, dest, slot, cid):
+        return False
+    lift(s, line, col)
+    place(s, cid, dest, slot)
+    return True

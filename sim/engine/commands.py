@@ -1,0 +1,187 @@
+"""EXECUTE (RULES.md 4.2 and 5): every command's effect.
+
+A PRINTed or PASTEd card is the last thing its command does, so a chain is a
+loop that moves on to the placed card instead of a recursion.
+"""
+
+from __future__ import annotations
+
+from sim.cards import (
+    CUT, DELETE, DOWN, ENTER, GET, GOSUB, GOTO10, IFELSE, IFTHEN, LEFT, NEXT, PASTE,
+    PRINT, SAVE, SYNTAX, UP,
+)
+from sim.engine.board import in_bounds, lift, move_to_line, neighbour, place
+from sim.engine.decide import choose_card, choose_dir, choose_gosub_line
+from sim.engine.hands import draw, hand_remove, hand_add
+from sim.engine.jit import kernel
+from sim.engine.rng import chance_int
+from sim.engine.state import NO_CARD
+
+
+@kernel
+def movable(s, line, col):
+    """In bounds, holding a card, and that card not saved."""
+    if not in_bounds(s, line, col):
+        return False
+    cid = s.grid[line, col]
+    return cid != NO_CARD and not s.saved[cid]
+
+
+@kernel
+def delete_at(s, line, col):
+    cid = lift(s, line, col)
+    s.removed[s.removed_len] = cid
+    s.removed_len += 1
+
+
+@kernel
+def execute(s, digit, line, col):
+    """Resolve the command of the card at (line, col) played by digit, and any chain it starts."""
+    while True:
+        cid = s.grid[line, col]
+        kind = s.kind[cid]
+        t_line, t_col = neighbour(line, col, s.dirn[cid])
+        if kind == DELETE or kind == CUT:
+            if movable(s, t_line, t_col):
+                if kind == DELETE:
+                    delete_at(s, t_line, t_col)
+                else:
+                    s.cut[s.cut_len] = lift(s, t_line, t_col)
+                    s.cut_len += 1
+        elif kind == ENTER:
+            if movable(s, t_line, t_col):
+                move_to_line(s, t_line, t_col, t_line + 1 if t_line + 1 < s.lines else 0)
+        elif kind == GOTO10:
+            if movable(s, t_line, t_col):
+                move_to_line(s, t_line, t_col, 0)
+        elif kind == GOSUB:
+            if movable(s, t_line, t_col):
+                dest = choose_gosub_line(s, digit, s.grid[t_line, t_col])
+                if dest >= 0:
+                    move_to_line(s, t_line, t_col, dest)
+        elif kind == IFTHEN:
+            if movable(s, t_line, t_col):
+                s.face[s.grid[t_line, t_col]] = s.face[cid]
+        elif kind == SAVE:
+            save(s, cid, t_line, t_col)
+        elif kind == IFELSE:
+            if_then_else(s, cid, line, col)
+        elif kind == SYNTAX:
+            syntax_error(s, cid, line, col, t_line, t_col)
+        elif kind == GET:
+            get(s, digit)
+        elif kind == NEXT:
+            if in_bounds(s, t_line, t_col) and s.grid[t_line, t_col] == NO_CARD:
+                s.forced_line = t_line
+                s.forced_col = t_col
+        elif kind == PRINT or kind == PASTE:
+            if in_bounds(s, t_line, t_col) and s.grid[t_line, t_col] == NO_CARD:
+                if kind == PRINT:
+                    placed = print_card(s, digit, t_line, t_col)
+                else:
+                    placed = paste_card(s, digit, t_line, t_col)
+                if placed:
+                    line, col = t_line, t_col
+                    continue
+        return
+
+
+@kernel
+def save(s, cid, line, col):
+    """RULES.md 5.5: save target and SAVE card, or mark an empty in-bounds slot."""
+    if not in_bounds(s, line, col):
+        return
+    target = s.grid[line, col]
+    if target != NO_CARD:
+        s.saved[target] = 1
+    else:
+        s.mark[line, col] = 1
+    s.saved[cid] = 1
+
+
+@kernel
+def if_then_else(s, cid, line, col):
+    """RULES.md 5.9: decide all four neighbours first, then turn mismatches and delete matches."""
+    match = 0
+    seen = 0
+    for k in range(4):
+        n_line, n_col = neighbour(line, col, LEFT + k)
+        if movable(s, n_line, n_col):
+            seen |= 1 << k
+            if s.face[s.grid[n_line, n_col]] == s.face[cid]:
+                match |= 1 << k
+    for k in range(4):
+        if seen & (1 << k):
+            n_line, n_col = neighbour(line, col, LEFT + k)
+            if match & (1 << k):
+                delete_at(s, n_line, n_col)
+            else:
+                other = s.grid[n_line, n_col]
+                s.face[other] = 1 - s.face[other]
+
+
+@kernel
+def syntax_error(s, cid, line, col, t_line, t_col):
+    """RULES.md 5.11: turn the column in the text's direction, then the card itself."""
+    if not in_bounds(s, t_line, t_col):
+        return
+    direction = s.dirn[cid]
+    if direction == UP or direction == DOWN:
+        step = -1 if direction == UP else 1
+        other_line = line + step
+        while 0 <= other_line < s.lines:
+            if movable(s, other_line, col):
+                other = s.grid[other_line, col]
+                s.face[other] = 1 - s.face[other]
+            other_line += step
+    if not s.saved[cid]:
+        s.face[cid] = 1 - s.face[cid]
+
+
+@kernel
+def get(s, digit):
+    """RULES.md 5.12: take a random opponent hand card, turn it to our digit; they redraw one."""
+    other = 1 - digit
+    if s.hand_len[other] == 0:
+        return
+    cid = hand_remove(s, other, chance_int(s, s.hand_len[other]))
+    s.face[cid] = digit
+    hand_add(s, digit, cid)
+    draw(s, other)
+
+
+@kernel
+def print_card(s, digit, line, col):
+    """RULES.md 5.4: put a hand card that may enter the empty target there; True if placed."""
+    index, row = choose_card(s, digit, s.hand[digit], s.hand_len[digit], line, col)
+    if index < 0:
+        return False
+    cid = s.hand[digit, index]
+    direction = choose_dir(s, digit, cid, row)
+    if s.error:
+        return False
+    hand_remove(s, digit, index)
+    s.face[cid] = digit
+    s.dirn[cid] = direction
+    place(s, cid, line, col)
+    return True
+
+
+@kernel
+def paste_card(s, digit, line, col):
+    """RULES.md 5.7: put a cut card (keeping its face) into the empty target; True if placed."""
+    index, row = choose_card(s, digit, s.cut, s.cut_len, line, col)
+    if index < 0:
+        return False
+    cid = s.cut[index]
+    direction = choose_dir(s, digit, cid, row)
+    if s.error:
+        return False
+    for i in range(index, s.cut_len - 1):
+        s.cut[i] = s.cut[i + 1]
+    s.cut_len -= 1
+    s.dirn[cid] = direction
+    place(s, cid, line, col)
+    return True
+
+

@@ -1,0 +1,134 @@
+"""Decisions inside a turn: directions, and the PRINT, PASTE and GOSUB sub-decisions.
+
+Each seat is driven by a policy: the canonical random strategy (RULES.md 9) or a
+script of pre-set choices (used by rule scenarios). Options are enumerated in a
+fixed order so a choice is an index.
+"""
+
+from __future__ import annotations
+
+from sim.cards import AXIS_H, AXIS_NONE, DIR_NONE, LEFT, UP
+from sim.engine.board import can_enter, leftmost_empty
+from sim.engine.jit import kernel
+from sim.engine.rng import strategy_int
+from sim.engine.state import ERR_ILLEGAL, POLICY_RANDOM, SCRIPT_LINE
+
+
+@kernel
+def n_dirs(s, cid):
+    """How many directions the card may point (1 for undirected cards)."""
+    if s.axis[cid] == AXIS_NONE:
+        return 1
+    return 4 if s.free else 2
+
+
+@kernel
+def nth_dir(s, cid, k):
+    """The k-th allowed direction, in the order L, R, U, D."""
+    if s.axis[cid] == AXIS_NONE:
+        return DIR_NONE
+    if s.free or s.axis[cid] == AXIS_H:
+        return LEFT + k
+    return UP + k
+
+
+@kernel
+def dir_allowed(s, cid, direction):
+    for k in range(n_dirs(s, cid)):
+        if nth_dir(s, cid, k) == direction:
+            return True
+    return False
+
+
+@kernel
+def next_script(s):
+    """The next scripted sub-decision's row, or -1 (and an error) when the script ran out."""
+    if s.script_pos >= s.script_len:
+        s.error = ERR_ILLEGAL
+        return -1
+    row = s.script_pos
+    s.script_pos += 1
+    return row
+
+
+@kernel
+def script_matches(s, row, cid):
+    """Whether a card matches a scripted (kind, axis, face); -1 fields match anything."""
+    want = s.script[row]
+    return (
+        s.kind[cid] == want[0]
+        and (want[1] < 0 or s.axis[cid] == want[1])
+        and (want[2] < 0 or s.face[cid] == want[2])
+    )
+
+
+@kernel
+def choose_dir(s, digit, cid, row):
+    """A direction for a card: uniform for random, from the script row otherwise."""
+    if s.policy[digit] == POLICY_RANDOM:
+        return nth_dir(s, cid, strategy_int(s, digit, n_dirs(s, cid)))
+    direction = s.script[row, 3]
+    if not dir_allowed(s, cid, direction):
+        s.error = ERR_ILLEGAL
+        return DIR_NONE
+    return direction
+
+
+@kernel
+def choose_card(s, digit, cards, n, line, col):
+    """Index into cards[:n] of a card that may enter (line, col), or -1 if none may (or error)."""
+    options = 0
+    for i in range(n):
+        if can_enter(s, line, col, cards[i]):
+            options += 1
+    if options == 0:
+        return -1, -1
+    if s.policy[digit] == POLICY_RANDOM:
+        k = strategy_int(s, digit, options)
+        for i in range(n):
+            if can_enter(s, line, col, cards[i]):
+                if k == 0:
+                    return i, -1
+                k -= 1
+    row = next_script(s)
+    if row >= 0:
+        for i in range(n):
+            if can_enter(s, line, col, cards[i]) and script_matches(s, row, cards[i]):
+                return i, row
+    s.error = ERR_ILLEGAL
+    return -1, -1
+
+
+@kernel
+def gosub_line_ok(s, line, cid):
+    """RULES.md 5.13: a line with at least 3 cards whose left-most empty slot the card may enter."""
+    if s.count[line] < 3:
+        return False
+    slot = leftmost_empty(s, line)
+    return slot >= 0 and can_enter(s, line, slot, cid)
+
+
+@kernel
+def choose_gosub_line(s, digit, cid):
+    """A destination line for GOSUB's target, or -1 when none qualifies (or error)."""
+    options = 0
+    for line in range(s.lines):
+        if gosub_line_ok(s, line, cid):
+            options += 1
+    if options == 0:
+        return -1
+    if s.policy[digit] == POLICY_RANDOM:
+        k = strategy_int(s, digit, options)
+        for line in range(s.lines):
+            if gosub_line_ok(s, line, cid):
+                if k == 0:
+                    return line
+                k -= 1
+    row = next_script(s)
+    if row >= 0:
+        line = s.script[row, 4]
+        if s.script[row, 0] == SCRIPT_LINE and 0 <= line < s.lines and gosub_line_ok(s, line, cid):
+            return line
+    s.error = ERR_ILLEGAL
+    return -1
+

@@ -1,0 +1,35 @@
+"""Hands and draw piles."""
+
+from __future__ import annotations
+
+from sim.engine.jit import kernel
+from sim.engine.state import ERR_OVERFLOW, MAX_HAND
+
+
+@kernel
+def hand_add(s, digit, cid):
+    if s.hand_len[digit] >= MAX_HAND:
+        s.error = ERR_OVERFLOW
+        return
+    s.hand[digit, s.hand_len[digit]] = cid
+    s.hand_len[digit] += 1
+
+
+@kernel
+def hand_remove(s, digit, index):
+    """Take the index-th card out of a hand, keeping the others in order; returns its id."""
+    cid = s.hand[digit, index]
+    for i in range(index, s.hand_len[digit] - 1):
+        s.hand[digit, i] = s.hand[digit, i + 1]
+    s.hand_len[digit] -= 1
+    return cid
+
+
+@kernel
+def draw(s, digit):
+    """Draw the top card of a pile into the hand; False if the pile is empty."""
+    if s.pile_top[digit] >= s.pile_len[digit]:
+        return False
+    hand_add(s, digit, s.pile[digit, s.pile_top[digit]])
+    s.pile_top[digit] += 1
+    return True

@@ -1,0 +1,85 @@
+"""The game state: one NumPy structured record with small fixed-size array fields.
+
+One record (not many arrays) because numba passes it by reference without
+per-array reference counting, which measured far faster (PERFORMANCE.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_LINES = 6
+MAX_COLS = 64  # a line never grows this wide in a real game; the engine refuses to go past it
+MAX_CARDS = 128  # card ids over both decks
+MAX_DECK = 63
+MAX_HAND = 16
+MAX_SCRIPT = 16
+NO_CARD = -1
+
+# end reasons
+ONGOING, END_RUN, END_DECK_OUT, END_STALLED, END_CPU_OUT = 0, 1, 2, 3, 4
+END_REASONS = ("", "run", "deck_out", "stalled", "cpu_out")
+
+# error codes set by the engine instead of raising inside compiled code
+OK, ERR_ILLEGAL, ERR_OVERFLOW = 0, 1, 2
+
+# policies a seat can be driven by inside the compiled loop
+POLICY_RANDOM, POLICY_SCRIPT = 0, 1
+SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
+
+STATE_DTYPE = np.dtype(
+    [
+        ("grid", np.int16, (MAX_LINES, MAX_COLS)),  # card id per slot, NO_CARD if empty
+        ("mark", np.uint8, (MAX_LINES, MAX_COLS)),  # 1 where a pending SAVE marks an empty slot
+        ("count", np.int16, (MAX_LINES,)),  # cards per line
+        ("width", np.int16, (MAX_LINES,)),  # 1 + right-most occupied column
+    ("gap", np.int16, (MAX_LINES,)),  # left-most empty column, kept up to date to avoid scans
+        ("kind", np.uint8, (MAX_CARDS,)),
+        ("axis", np.uint8, (MAX_CARDS,)),
+        ("face", np.uint8, (MAX_CARDS,)),
+        ("dirn", np.uint8, (MAX_CARDS,)),
+        ("saved", np.uint8, (MAX_CARDS,)),
+        ("owner", np.uint8, (MAX_CARDS,)),
+        ("n_cards", np.int16),
+        ("pile", np.int16, (2, MAX_DECK)),  # per digit; top card at pile_top
+        ("pile_top", np.int16, (2,)),
+        ("pile_len", np.int16, (2,)),
+        ("hand", np.int16, (2, MAX_HAND)),
+        ("hand_len", np.int16, (2,)),
+        ("cut", np.int16, (MAX_CARDS,)),  # oldest first
+        ("cut_len", np.int16),
+        ("removed", np.int16, (MAX_CARDS,)),
+        ("removed_len", np.int16),
+        ("lines", np.int8),
+        ("capacity", np.int8),
+        ("free", np.int8),  # orientation = "free"
+        ("forced_line", np.int8),  # NEXT-forced slot for the player about to move
+        ("forced_col", np.int8),
+        ("passed", np.uint8, (2,)),
+        ("mover", np.int8),  # digit of the player to move
+        ("first", np.int8),  # digit of the first player
+        ("turns", np.int32),
+        ("ended", np.int8),
+        ("error", np.int8),
+        ("chance", np.uint64),  # the deal's random stream (shuffles, GET)
+        ("srng", np.uint64, (2,)),  # each digit's strategy stream
+        ("policy", np.int8, (2,)),
+        ("script", np.int16, (MAX_SCRIPT, 5)),  # scripted sub-decisions: kind, axis, face, dir, line
+        ("script_len", np.int8),
+        ("script_pos", np.int8),
+    ],
+    align=True,
+)
+
+
+def new_state() -> np.record:
+    """A zeroed state record (usable both compiled and with NUMBA_DISABLE_JIT=1)."""
+    return np.zeros(1, dtype=STATE_DTYPE).view(np.recarray)[0]
+
+
+def copy_state(state: np.record) -> np.record:
+    """An independent copy of a state record."""
+    out = new_state()
+    for name in STATE_DTYPE.names:
+        out[name] = state[name]
+    return out

@@ -1,0 +1,180 @@
+"""A turn (RULES.md 4): INPUT with its legal placements, EXECUTE, end check and LOAD."""
+
+from __future__ import annotations
+
+from sim.cards import CONT
+from sim.engine.board import can_enter, in_bounds, is_open, is_shut, leftmost_empty, place
+from sim.engine.commands import execute
+from sim.engine.decide import choose_dir, dir_allowed
+from sim.engine.hands import draw, hand_remove
+from sim.engine.jit import kernel
+from sim.engine.rng import strategy_int
+from sim.engine.state import (
+    END_DECK_OUT, END_RUN, END_STALLED, ERR_ILLEGAL,
+)
+
+HAND_SIZE = 3
+
+
+@kernel
+def input_slot(s, cid, line):
+    """The slot INPUT puts this card into on this line (ignoring NEXT), or -1 if none."""
+    if not is_open(s, line):
+        return -1
+    if is_shut(s, line):
+        col = s.width[line]
+        return col if s.kind[cid] == CONT and in_bounds(s, line, col) else -1
+    return leftmost_empty(s, line)
+
+
+@kernel
+def forced_applies(s, digit):
+    """RULES.md 4.1 NEXT: a forced slot binds only if some hand card may enter it."""
+    if s.forced_line < 0:
+        return False
+    for i in range(s.hand_len[digit]):
+        if can_enter(s, s.forced_line, s.forced_col, s.hand[digit, i]):
+            return True
+    return False
+
+
+@kernel
+def line_masks(s):
+    """Bitmasks of the lines open to any card, and of those open only to a CONT (shut lines).
+
+    Computed once a turn: only CONT differs between cards, so every card shares them.
+    """
+    plain = 0
+    cont = 0
+    for line in range(s.lines):
+        if line >= 2 and (s.count[0] < 3 or s.count[line - 1] < 3):
+            break  # lines 1..line-2 were checked on earlier passes
+        if is_shut(s, line):
+            if in_bounds(s, line, s.width[line]):
+                cont |= 1 << line
+        elif leftmost_empty(s, line) >= 0:
+            plain |= 1 << line
+    return plain, cont
+
+
+@kernel
+def card_lines(s, cid, forced, plain, cont):
+    """Bitmask of the lines where a hand card may be played this turn."""
+    if forced:
+        if can_enter(s, s.forced_line, s.forced_col, cid):
+            return 1 << s.forced_line
+        return 0
+    return plain | cont if s.kind[cid] == CONT else plain
+
+
+@kernel
+def legal_lines(s, digit, index, forced):
+    """Bitmask of the lines where the index-th hand card may be played this turn."""
+    plain, cont = line_masks(s)
+    return card_lines(s, s.hand[digit, index], forced, plain, cont)
+
+
+@kernel
+def popcount(mask):
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+@kernel
+def nth_bit(mask, k):
+    """Position of the k-th set bit (0-based) of mask."""
+    pos = 0
+    while True:
+        if mask & (1 << pos):
+            if k == 0:
+                return pos
+            k -= 1
+        pos += 1
+
+
+@kernel
+def random_input(s, digit, forced):
+    """RULES.md 9: a playable card uniformly, then a legal line, then a direction.
+
+    Returns (hand index, line, direction), or index -1 to pass.
+    """
+    plain, cont = line_masks(s)
+    playable = 0
+    for i in range(s.hand_len[digit]):
+        if card_lines(s, s.hand[digit, i], forced, plain, cont):
+            playable += 1
+    if playable == 0:
+        return -1, -1, 0
+    k = strategy_int(s, digit, playable)
+    for i in range(s.hand_len[digit]):
+        mask = card_lines(s, s.hand[digit, i], forced, plain, cont)
+        if mask:
+            if k == 0:
+                line = nth_bit(mask, strategy_int(s, digit, popcount(mask)))
+                direction = choose_dir(s, digit, s.hand[digit, i], -1)
+                return i, line, direction
+            k -= 1
+    return -1, -1, 0
+
+
+@kernel
+def play_card(s, digit, index, line, direction, forced):
+    """INPUT and EXECUTE of one hand card; sets s.error and changes nothing if illegal."""
+    if index < 0 or index >= s.hand_len[digit] or line < 0 or line >= s.lines:
+        s.error = ERR_ILLEGAL
+        return
+    cid = s.hand[digit, index]
+    if not (legal_lines(s, digit, index, forced) >> line) & 1 or not dir_allowed(s, cid, direction):
+        s.error = ERR_ILLEGAL
+        return
+    col = s.forced_col if forced else input_slot(s, cid, line)
+    s.forced_line = -1
+    hand_remove(s, digit, index)
+    s.face[cid] = digit
+    s.dirn[cid] = direction
+    place(s, cid, line, col)
+    execute(s, digit, line, col)
+
+
+@kernel
+def begin_turn(s, digit):
+    """Whether a NEXT-forced slot binds this turn; a slot that does not bind is dropped."""
+    forced = forced_applies(s, digit)
+    if not forced:
+        s.forced_line = -1
+    return forced
+
+
+@kernel
+def finish_turn(s, digit, passed, load):
+    """RULES.md 4.3: RUN check, LOAD (deck_out), then stalled; hands the turn over."""
+    s.passed[digit] = passed
+    s.turns += 1
+    if s.count[s.lines - 1] >= s.capacity:
+        s.ended = END_RUN
+        return
+    if load:
+        while s.hand_len[digit] < HAND_SIZE:
+            if not draw(s, digit):
+                s.ended = END_DECK_OUT
+                return
+    if s.passed[0] and s.passed[1]:
+        s.ended = END_STALLED
+        return
+    s.mover = 1 - digit
+
+
+@kernel
+def random_turn(s):
+    """One whole turn of the player to move, choices from the canonical random strategy."""
+    digit = s.mover
+    forced = begin_turn(s, digit)
+    index, line, direction = random_input(s, digit, forced)
+    if index >= 0:
+        play_card(s, digit, index, line, direction, forced)
+    finish_turn(s, digit, index < 0, True)
+
+

@@ -1,0 +1,127 @@
+"""Between notation and the engine: build a state from a position and read one back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sim.cards import AXIS_H, AXIS_NONE, AXIS_V, DEFAULT_AXIS, UNDIRECTED
+from sim.engine.game import clear
+from sim.engine.state import MAX_COLS, NO_CARD, new_state
+from sim.engine.board import place
+from sim.notation import MARK, Card, NotationError, Slot
+from sim.rules import RuleOptions
+
+
+@dataclass
+class Position:
+    """Everything a scenario can say about a game, by digit (0 and 1)."""
+
+    rules: RuleOptions
+    rows: list[list[Slot]]
+    mover: int = 0
+    hands: tuple[list[Card], list[Card]] = field(default_factory=lambda: ([], []))
+    piles: tuple[list[Card], list[Card]] = field(default_factory=lambda: ([], []))
+    cut: list[Card] = field(default_factory=list)
+    forced: tuple[int, int] | None = None  # (line index, column)
+    passed: tuple[bool, bool] = (False, False)
+
+
+def build_state(pos: Position):
+    """A fresh engine state holding the position (card owners are taken to be their faces)."""
+    s = new_state()
+    free = pos.rules.orientation == "free"
+    clear(s, pos.rules.lines, pos.rules.run_capacity, int(free))
+    ids = _Allocator(s, free)
+    for line, row in enumerate(pos.rows):
+        if len(row) > MAX_COLS:
+            raise NotationError(f"line {10 * (line + 1)} is wider than {MAX_COLS} slots")
+        for col, slot in enumerate(row):
+            if slot == MARK:
+                s.mark[line, col] = 1
+            elif slot is not None:
+                place(s, ids.new(slot), line, col)
+                if slot.saved:
+                    s.saved[s.grid[line, col]] = 1
+    for digit in (0, 1):
+        for card in pos.hands[digit]:
+            s.hand[digit, s.hand_len[digit]] = ids.new(card)
+            s.hand_len[digit] += 1
+        for i, card in enumerate(pos.piles[digit]):
+            s.pile[digit, i] = ids.new(card)
+        s.pile_top[digit] = 0
+        s.pile_len[digit] = len(pos.piles[digit])
+        s.passed[digit] = pos.passed[digit]
+    for card in pos.cut:
+        s.cut[s.cut_len] = ids.new(card)
+        s.cut_len += 1
+    if pos.forced:
+        s.forced_line, s.forced_col = pos.forced
+    s.mover = pos.mover
+    s.first = pos.mover
+    return s
+
+
+class _Allocator:
+    """Gives each card of a position the next card id."""
+
+    def __init__(self, s, free: bool):
+        self.s = s
+        self.free = free
+
+    def new(self, card: Card) -> int:
+        s = self.s
+        cid = int(s.n_cards)
+        s.n_cards += 1
+        s.kind[cid] = card.kind
+        s.face[cid] = card.face
+        s.owner[cid] = card.face
+        s.dirn[cid] = card.direction
+        s.saved[cid] = 0
+        s.axis[cid] = _axis(card)
+        return cid
+
+
+def _axis(card: Card) -> int:
+    if card.kind in UNDIRECTED:
+        return AXIS_NONE
+    if card.axis in (AXIS_H, AXIS_V):
+        return card.axis
+    return DEFAULT_AXIS[card.kind]
+
+
+def card_at(s, cid: int, in_display: bool) -> Card:
+    """The notation view of one card."""
+    return Card(
+        face=int(s.face[cid]),
+        kind=int(s.kind[cid]),
+        axis=int(s.axis[cid]),
+        direction=int(s.dirn[cid]) if in_display else 0,
+        saved=bool(s.saved[cid]) if in_display else False,
+    )
+
+
+def display_rows(s) -> list[list[Slot]]:
+    """The display as rows of notation slots."""
+    rows: list[list[Slot]] = []
+    for line in range(int(s.lines)):
+        marks = [c for c in range(MAX_COLS) if s.mark[line, c]]
+        width = max([int(s.width[line])] + [c + 1 for c in marks])
+        row: list[Slot] = []
+        for col in range(width):
+            cid = int(s.grid[line, col])
+            row.append(card_at(s, cid, True) if cid != NO_CARD else MARK if s.mark[line, col] else None)
+        rows.append(row)
+    return rows
+
+
+def hand_cards(s, digit: int) -> list[Card]:
+    return [card_at(s, int(s.hand[digit, i]), False) for i in range(int(s.hand_len[digit]))]
+
+
+def pile_cards(s, digit: int) -> list[Card]:
+    return [card_at(s, int(s.pile[digit, i]), False)
+            for i in range(int(s.pile_top[digit]), int(s.pile_len[digit]))]
+
+
+def cut_cards(s) -> list[Card]:
+    return [card_at(s, int(s.cut[i]), False) for i in range(int(s.cut_len))]
