@@ -111,15 +111,21 @@ def record(s, out):
         out[R_LINE0 + line] = -1 if who < 0 else (0 if who == first else 1)
 
 
+@kernel
+def setup(s, kinds, axes, lines, capacity, free, first_option, seed):
+    """A new game in s, ready for the first turn, both seats on the random policy."""
+    clear(s, lines, capacity, free)
+    seed_streams(s, seed)
+    s.policy[0] = POLICY_RANDOM
+    s.policy[1] = POLICY_RANDOM
+    deal(s, kinds, axes, first_option)
+
+
 @entry
 def play_games(s, kinds, axes, lines, capacity, free, first_option, seeds, out):
     """Play one random-vs-random game per seed; one result row each in out."""
     for g in range(seeds.shape[0]):
-        clear(s, lines, capacity, free)
-        seed_streams(s, seeds[g])
-        s.policy[0] = POLICY_RANDOM
-        s.policy[1] = POLICY_RANDOM
-        deal(s, kinds, axes, first_option)
+        setup(s, kinds, axes, lines, capacity, free, first_option, seeds[g])
         while s.ended == ONGOING and s.error == 0:
             random_turn(s)
         record(s, out[g])

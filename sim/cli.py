@@ -1,0 +1,165 @@
+"""The `sim` command line. Heavy modules are imported inside commands to keep --help instant."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    help="Simulate and analyse the card game One Zero One.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+configs_app = typer.Typer(help="List and inspect deck and rule configurations.", no_args_is_help=True)
+rules_app = typer.Typer(help="Apply and check rule scenarios (RULES.md 13).", no_args_is_help=True)
+app.add_typer(configs_app, name="configs")
+app.add_typer(rules_app, name="rules")
+
+
+def fail(message: str) -> None:
+    """One clear line on stderr and a non-zero exit: the answer to every user mistake."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def load_config(name: str):
+    from sim.config import ConfigError, load
+
+    try:
+        config = load(name)
+    except ConfigError as exc:
+        fail(str(exc))
+    for warning in config.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    return config
+
+
+@configs_app.command("list")
+def configs_list() -> None:
+    """List the configurations found in ./configs and the shipped ones."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from sim.config import available
+
+    table = Table("name", "lines", "RUN", "cards", "description")
+    for name in available():
+        config = load_config(name)
+        table.add_row(name, str(config.rules.lines), str(config.rules.run_capacity),
+                      str(len(config.deck)), config.description)
+    Console().print(table)
+
+
+@configs_app.command("show")
+def configs_show(name: Annotated[str, typer.Argument(help="Config name or path to a .toml file")]) -> None:
+    """Show a configuration as resolved: rule options, deck and hash."""
+    import json
+
+    config = load_config(name)
+    typer.echo(f"# {config.name} ({config.path})\n# {config.description}\n# hash {config.hash}")
+    typer.echo(json.dumps(config.to_dict(), indent=2))
+
+
+@rules_app.command("apply")
+def rules_apply(scenario: Annotated[Path, typer.Argument(help="A scenario .json file")]) -> None:
+    """Apply a scenario's move and print the display after it, with what the engine computes."""
+    import json
+
+    from sim import scenario as sc
+
+    try:
+        outcome = sc.run(scenario)
+    except sc.ScenarioError as exc:
+        fail(str(exc))
+    if outcome.facts.get("error"):
+        typer.echo(f"move refused: {outcome.facts['error']}")
+    else:
+        typer.echo(outcome.display or "(empty display)")
+        typer.echo(json.dumps(outcome.facts))
+    for failure in outcome.failures:
+        typer.echo(f"differs: {failure}")
+
+
+@rules_app.command("check")
+def rules_check(
+    paths: Annotated[list[str], typer.Argument(help="Scenario files or folders of them")],
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Name every passing file too")] = False,
+) -> None:
+    """Run scenario files and report `N passed, N failed`; exits 1 on any failure."""
+    from sim import scenario as sc
+
+    try:
+        files = sc.scenario_files(paths)
+    except sc.ScenarioError as exc:
+        fail(str(exc))
+    failed = 0
+    for path in files:
+        try:
+            outcome = sc.run(path)
+        except sc.ScenarioError as exc:
+            outcome = sc.Outcome(str(path), failures=[str(exc)])
+        if not outcome.passed:
+            failed += 1
+            typer.echo(f"FAIL {path}")
+            for failure in outcome.failures:
+                typer.echo(f"  {failure}")
+        elif verbose:
+            typer.echo(f"ok   {path}")
+    typer.echo(f"{len(files) - failed} passed, {failed} failed")
+    if failed or not files:
+        raise typer.Exit(1)
+
+
+@app.command()
+def show(
+    config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
+    seed: Annotated[int, typer.Option(help="Game seed", min=0)] = 0,
+    players: Annotated[str, typer.Option(help="Strategies for the first and second seat")] = "random,random",
+) -> None:
+    """Play one game and print it turn by turn in position notation."""
+    from sim.show import print_game
+
+    from sim.players import PlayerError, parse_players
+
+    try:
+        parse_players(players)
+    except PlayerError as exc:
+        fail(str(exc))
+    print_game(load_config(config), seed, players)
+
+
+@app.command()
+def bench(
+    config: Annotated[
+        list[str] | None, typer.Option(help="Config(s) to measure; default: every shipped one")
+    ] = None,
+    games: Annotated[int, typer.Option(help="Games per config", min=1)] = 200_000,
+) -> None:
+    """Games per second per core, random vs random, one process; compile time apart."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from sim.bench import bench as run_bench
+    from sim.config import available
+
+    names = config or [n for n in ("base", "base-60", "variants", "101", "large") if n in available()]
+    table = Table("config", "games", "seconds", "games/s per core", "mean turns", "compile/load s")
+    console = Console()
+    for name in names:
+        result = run_bench(load_config(name), games)
+        table.add_row(name, f"{result.games:,}", f"{result.seconds:.2f}",
+                      f"{result.games_per_second:,.0f}", f"{result.mean_turns:.1f}",
+                      f"{result.warmup_seconds:.2f}")
+    console.print(table)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)

@@ -1,0 +1,66 @@
+"""Games driven from Python, one turn at a time: for watching games and for invariant tests.
+
+The turn sequence is exactly the compiled loop's (engine/turn.py random_turn), so a
+seed gives the same game here as in play_games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.config import Config
+from sim.engine.game import setup
+from sim.engine.state import END_REASONS, ONGOING, OK, new_state
+from sim.engine.turn import begin_turn, finish_turn, play_card, random_input
+from sim.notation import Card
+from sim.position import hand_cards
+
+
+class EngineError(RuntimeError):
+    """The engine hit one of its fixed limits; the message names the game seed."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn as it was played: who, their hand before, and the card, line and direction."""
+
+    number: int
+    digit: int
+    hand: list[Card]
+    card: Card | None  # None: a pass
+    line: int
+    direction: int
+
+
+def start(config: Config, seed: int):
+    """A state holding a freshly dealt game."""
+    s = new_state()
+    rules = config.rules
+    setup(
+        s, config.kinds(), config.axes(), rules.lines, rules.run_capacity,
+        int(rules.orientation == "free"), rules.first_option, np.uint64(seed),
+    )
+    return s
+
+
+def turns(s, seed: int = 0) -> Iterator[Turn]:
+    """Play the game in s to its end with the random strategy, yielding each turn after it."""
+    while s.ended == ONGOING:
+        digit = int(s.mover)
+        hand = hand_cards(s, digit)
+        forced = begin_turn(s, digit)
+        index, line, direction = random_input(s, digit, forced)
+        if index >= 0:
+            play_card(s, digit, index, line, direction, forced)
+        finish_turn(s, digit, index < 0, True)
+        if s.error != OK:
+            raise EngineError(f"game seed {seed}: the engine hit a fixed limit (error {s.error})")
+        card = hand[int(index)] if index >= 0 else None
+        yield Turn(int(s.turns), digit, hand, card, int(line), int(direction))
+
+
+def end_reason(s) -> str | None:
+    return END_REASONS[int(s.ended)] or None

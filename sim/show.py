@@ -1,0 +1,45 @@
+"""`sim show`: one game, turn by turn, in position notation."""
+
+from __future__ import annotations
+
+import typer
+
+from sim import game
+from sim.cards import DIR_SYMBOLS
+from sim.config import Config
+from sim.engine.score import scores
+from sim.notation import MARK, render_card
+from sim.position import display_rows
+
+
+def board_text(s) -> str:
+    """Every line, empty ones too, so the board keeps its shape from turn to turn."""
+    out = []
+    for line, row in enumerate(display_rows(s)):
+        tokens = ["." if x is None else ".*" if x == MARK else render_card(x, True) for x in row]
+        run = "  (RUN)" if line == int(s.lines) - 1 else ""
+        out.append(f"  {10 * (line + 1)}: {' '.join(tokens)}{run}".rstrip())
+    return "\n".join(out)
+
+
+def print_game(config: Config, seed: int, players: str) -> None:
+    s = game.start(config, seed)
+    first = int(s.first)
+    seat = {first: "first", 1 - first: "second"}
+    typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {players}")
+    typer.echo(f"first player: digit {first}")
+    typer.echo(board_text(s))
+    for turn in game.turns(s, seed):
+        hand = " ".join(render_card(c, False) for c in turn.hand) or "(empty)"
+        if turn.card is None:
+            move = "passes"
+        else:
+            move = f"plays {render_card(turn.card, False)} on {10 * (turn.line + 1)}"
+            move += f" {DIR_SYMBOLS[turn.direction]}" if turn.direction else ""
+        zero, one = scores(s)
+        typer.echo(f"\nturn {turn.number}: {turn.digit} ({seat[turn.digit]}) holds {hand}; {move}")
+        typer.echo(board_text(s))
+        typer.echo(f"  score 0: {zero}  1: {one}")
+    zero, one = scores(s)
+    winner = "draw" if zero == one == 0 else "tie-break" if zero == one else f"digit {0 if zero > one else 1}"
+    typer.echo(f"\nended: {game.end_reason(s)} after {int(s.turns)} turns; score 0: {zero}  1: {one}; winner: {winner}")
