@@ -1,0 +1,17 @@
+"""Shared test settings: how many random games the property tests play.
+
+NUMBA_DISABLE_JIT=1 runs the engine as plain Python, about a hundred times slower,
+so the sample shrinks there.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+SLOW_ENGINE = os.environ.get("NUMBA_DISABLE_JIT") == "1"
+settings.register_profile("default", deadline=None, max_examples=60 if SLOW_ENGINE else 400)
+settings.load_profile("default")
+
+SHIPPED = ("base", "base-60", "variants", "101", "large")
