@@ -9,14 +9,43 @@ N_KINDS = 17
 
 # Notation codes (RULES.md 12), indexed by kind. BLANK has no code.
 CODES = (
-    "", "DEL", "ENT", "IFT", "PRT", "SAV", "CUT", "PST", "GTO",
-    "ITE", "REM", "SYN", "END", "CNT", "GET", "GSB", "NXT",
+    "",
+    "DEL",
+    "ENT",
+    "IFT",
+    "PRT",
+    "SAV",
+    "CUT",
+    "PST",
+    "GTO",
+    "ITE",
+    "REM",
+    "SYN",
+    "END",
+    "CNT",
+    "GET",
+    "GSB",
+    "NXT",
 )
 # Names as printed on the cards, used in configs and reports.
 NAMES = (
-    "BLANK", "DELETE", "ENTER", "IF...THEN", "PRINT", "SAVE", "CUT", "PASTE",
-    "GOTO 10", "IF...THEN...ELSE", "REM", "SYNTAX ERROR", "END", "CONT", "GET",
-    "GOSUB", "NEXT",
+    "BLANK",
+    "DELETE",
+    "ENTER",
+    "IF...THEN",
+    "PRINT",
+    "SAVE",
+    "CUT",
+    "PASTE",
+    "GOTO 10",
+    "IF...THEN...ELSE",
+    "REM",
+    "SYNTAX ERROR",
+    "END",
+    "CONT",
+    "GET",
+    "GOSUB",
+    "NEXT",
 )
 # Kinds whose text has no direction (RULES.md 2).
 UNDIRECTED = frozenset({BLANK, IFELSE, GET})

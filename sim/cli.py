@@ -14,7 +14,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-configs_app = typer.Typer(help="List and inspect deck and rule configurations.", no_args_is_help=True)
+configs_app = typer.Typer(
+    help="List and inspect deck and rule configurations.", no_args_is_help=True
+)
 rules_app = typer.Typer(help="Apply and check rule scenarios (RULES.md 13).", no_args_is_help=True)
 app.add_typer(configs_app, name="configs")
 app.add_typer(rules_app, name="rules")
@@ -49,13 +51,20 @@ def configs_list() -> None:
     table = Table("name", "lines", "RUN", "cards", "description")
     for name in available():
         config = load_config(name)
-        table.add_row(name, str(config.rules.lines), str(config.rules.run_capacity),
-                      str(len(config.deck)), config.description)
+        table.add_row(
+            name,
+            str(config.rules.lines),
+            str(config.rules.run_capacity),
+            str(len(config.deck)),
+            config.description,
+        )
     Console().print(table)
 
 
 @configs_app.command("show")
-def configs_show(name: Annotated[str, typer.Argument(help="Config name or path to a .toml file")]) -> None:
+def configs_show(
+    name: Annotated[str, typer.Argument(help="Config name or path to a .toml file")],
+) -> None:
     """Show a configuration as resolved: rule options, deck and hash."""
     import json
 
@@ -87,7 +96,9 @@ def rules_apply(scenario: Annotated[Path, typer.Argument(help="A scenario .json 
 @rules_app.command("check")
 def rules_check(
     paths: Annotated[list[str], typer.Argument(help="Scenario files or folders of them")],
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Name every passing file too")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Name every passing file too")
+    ] = False,
 ) -> None:
     """Run scenario files and report `N passed, N failed`; exits 1 on any failure."""
     from sim import scenario as sc
@@ -118,12 +129,13 @@ def rules_check(
 def show(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
     seed: Annotated[int, typer.Option(help="Game seed", min=0)] = 0,
-    players: Annotated[str, typer.Option(help="Strategies for the first and second seat")] = "random,random",
+    players: Annotated[
+        str, typer.Option(help="Strategies for the first and second seat")
+    ] = "random,random",
 ) -> None:
     """Play one game and print it turn by turn in position notation."""
-    from sim.show import print_game
-
     from sim.players import PlayerError, parse_players
+    from sim.show import print_game
 
     try:
         parse_players(players)
@@ -146,14 +158,21 @@ def bench(
     from sim.bench import bench as run_bench
     from sim.config import available
 
-    names = config or [n for n in ("base", "base-60", "variants", "101", "large") if n in available()]
+    names = config or [
+        n for n in ("base", "base-60", "variants", "101", "large") if n in available()
+    ]
     table = Table("config", "games", "seconds", "games/s per core", "mean turns", "compile/load s")
     console = Console()
     for name in names:
         result = run_bench(load_config(name), games)
-        table.add_row(name, f"{result.games:,}", f"{result.seconds:.2f}",
-                      f"{result.games_per_second:,.0f}", f"{result.mean_turns:.1f}",
-                      f"{result.warmup_seconds:.2f}")
+        table.add_row(
+            name,
+            f"{result.games:,}",
+            f"{result.seconds:.2f}",
+            f"{result.games_per_second:,.0f}",
+            f"{result.mean_turns:.1f}",
+            f"{result.warmup_seconds:.2f}",
+        )
     console.print(table)
 
 

@@ -11,7 +11,15 @@ from pathlib import Path
 import numpy as np
 
 from sim.cards import (
-    AXIS_LETTERS, AXIS_NONE, BLANK, CUT, NAMES, PASTE, UNDIRECTED, axis_allowed, kind_from_name,
+    AXIS_LETTERS,
+    AXIS_NONE,
+    BLANK,
+    CUT,
+    NAMES,
+    PASTE,
+    UNDIRECTED,
+    axis_allowed,
+    kind_from_name,
 )
 from sim.engine.state import MAX_DECK
 from sim.rules import RuleError, RuleOptions
@@ -73,9 +81,10 @@ def available() -> list[str]:
 def find(name: str, relative_to: Path | None = None) -> Path:
     """A config file by path or by name in the search folders."""
     direct = Path(name)
+    file_name = name if direct.suffix == ".toml" else f"{name}.toml"
     candidates = [direct] if direct.suffix == ".toml" else []
     if relative_to is not None:
-        candidates.append(relative_to / f"{name}.toml")
+        candidates.insert(0, relative_to / file_name)
     candidates += [folder / f"{name}.toml" for folder in search_dirs()]
     for path in candidates:
         if path.is_file():
@@ -125,6 +134,7 @@ def _resolve(path: Path, chain: tuple[Path, ...]) -> dict:
     if "deck" in table:
         merged["deck"] = table["deck"]
     merged["deck_extra"] = parent.get("deck_extra", []) + table.get("deck_extra", [])
+    merged.pop("deck_second", None)  # a pairing check belongs to the file that states it
     for key in ("description", "deck_second"):
         if key in table:
             merged[key] = table[key]
@@ -145,7 +155,9 @@ def _validate(path: Path, table: dict) -> Config:
     if "deck_second" in table:
         second = _deck(path, "deck_second", table["deck_second"])
         if sorted(second) != sorted(deck):
-            raise ConfigError(f"{path}: deck_second: the two players' decks differ; both must be identical")
+            raise ConfigError(
+                f"{path}: deck_second: the two players' decks differ; both must be identical"
+            )
     _check_deck(path, deck)
     warnings = []
     kinds = {k for k, _ in deck}
@@ -189,7 +201,9 @@ def _deck(path: Path, where: str, entries) -> list[tuple[int, int]]:
 def _axis(at: str, kind: int, letter) -> int:
     if kind in UNDIRECTED:
         if letter not in (None, "-"):
-            raise ConfigError(f"{at}.axis: {NAMES[kind]} has no direction, so no axis (got {letter!r})")
+            raise ConfigError(
+                f"{at}.axis: {NAMES[kind]} has no direction, so no axis (got {letter!r})"
+            )
         return AXIS_NONE
     if letter not in ("H", "V"):
         raise ConfigError(f'{at}.axis: {NAMES[kind]} needs axis "H" or "V" (got {letter!r})')

@@ -13,7 +13,7 @@ import numpy as np
 
 from sim.config import Config
 from sim.engine.game import setup
-from sim.engine.state import END_REASONS, ONGOING, OK, new_state
+from sim.engine.state import END_REASONS, OK, ONGOING, new_state
 from sim.engine.turn import begin_turn, finish_turn, play_card, random_input
 from sim.notation import Card
 from sim.position import hand_cards
@@ -40,8 +40,14 @@ def start(config: Config, seed: int):
     s = new_state()
     rules = config.rules
     setup(
-        s, config.kinds(), config.axes(), rules.lines, rules.run_capacity,
-        int(rules.orientation == "free"), rules.first_option, np.uint64(seed),
+        s,
+        config.kinds(),
+        config.axes(),
+        rules.lines,
+        rules.run_capacity,
+        int(rules.orientation == "free"),
+        rules.first_option,
+        np.uint64(seed),
     )
     return s
 

@@ -6,8 +6,18 @@ import re
 from dataclasses import dataclass
 
 from sim.cards import (
-    AXIS_H, AXIS_LETTERS, AXIS_NONE, AXIS_V, CODES, DIR_NONE, DIR_SYMBOLS, DOWN, LEFT, RIGHT,
-    UNDIRECTED, UP,
+    AXIS_H,
+    AXIS_LETTERS,
+    AXIS_NONE,
+    AXIS_V,
+    CODES,
+    DIR_NONE,
+    DIR_SYMBOLS,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UNDIRECTED,
+    UP,
 )
 
 _CODE_PATTERN = "|".join(code for code in CODES if code)
@@ -46,7 +56,9 @@ Slot = Card | None | str
 
 
 def axis_of_direction(direction: int) -> int:
-    return AXIS_H if direction in (LEFT, RIGHT) else AXIS_V if direction in (UP, DOWN) else AXIS_NONE
+    return (
+        AXIS_H if direction in (LEFT, RIGHT) else AXIS_V if direction in (UP, DOWN) else AXIS_NONE
+    )
 
 
 def parse_display_card(token: str) -> Card:

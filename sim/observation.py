@@ -48,5 +48,3 @@ def observe(s, digit: int, visibility: str = "default") -> Observation:
         forced=forced,
         turn=int(s.turns),
     )
-
-

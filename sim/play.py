@@ -6,7 +6,14 @@ from dataclasses import dataclass, field
 
 from sim.cards import DIR_NONE
 from sim.engine.state import ERR_ILLEGAL, MAX_SCRIPT, OK, POLICY_SCRIPT, SCRIPT_LINE
-from sim.engine.turn import begin_turn, card_lines, finish_turn, forced_applies, line_masks, play_card
+from sim.engine.turn import (
+    begin_turn,
+    card_lines,
+    finish_turn,
+    forced_applies,
+    line_masks,
+    play_card,
+)
 from sim.notation import Card
 from sim.position import hand_cards
 
@@ -70,7 +77,7 @@ def _find_in_hand(s, digit: int, move: Move, options: list[list[int]]) -> int:
     hand = hand_cards(s, digit)
     matching = [i for i, card in enumerate(hand) if move.card.matches(card)]
     if not matching:
-        raise IllegalMove(f"the card is not in the mover's hand")
+        raise IllegalMove("the card is not in the mover's hand")
     for i in matching:
         if move.line in options[i]:
             return i

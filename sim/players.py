@@ -13,8 +13,12 @@ def parse_players(spec: str) -> tuple[str, str]:
     """'random,random' -> the first and second seat's strategy names."""
     names = tuple(part.strip() for part in spec.split(","))
     if len(names) != 2 or not all(names):
-        raise PlayerError(f"--players {spec!r}: expected two strategies, first,second (e.g. random,random)")
+        raise PlayerError(
+            f"--players {spec!r}: expected two strategies, first,second (e.g. random,random)"
+        )
     for name in names:
         if name not in BUILT_IN:
-            raise PlayerError(f"unknown strategy {name!r}; available: {', '.join(sorted(BUILT_IN))}")
+            raise PlayerError(
+                f"unknown strategy {name!r}; available: {', '.join(sorted(BUILT_IN))}"
+            )
     return names  # type: ignore[return-value]

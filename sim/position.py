@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sim.cards import AXIS_H, AXIS_NONE, AXIS_V, DEFAULT_AXIS, UNDIRECTED
+from sim.engine.board import place
 from sim.engine.game import clear
 from sim.engine.state import MAX_COLS, NO_CARD, new_state
-from sim.engine.board import place
 from sim.notation import MARK, Card, NotationError, Slot
 from sim.rules import RuleOptions
 
@@ -109,7 +109,9 @@ def display_rows(s) -> list[list[Slot]]:
         row: list[Slot] = []
         for col in range(width):
             cid = int(s.grid[line, col])
-            row.append(card_at(s, cid, True) if cid != NO_CARD else MARK if s.mark[line, col] else None)
+            row.append(
+                card_at(s, cid, True) if cid != NO_CARD else MARK if s.mark[line, col] else None
+            )
         rows.append(row)
     return rows
 
@@ -119,8 +121,10 @@ def hand_cards(s, digit: int) -> list[Card]:
 
 
 def pile_cards(s, digit: int) -> list[Card]:
-    return [card_at(s, int(s.pile[digit, i]), False)
-            for i in range(int(s.pile_top[digit]), int(s.pile_len[digit]))]
+    return [
+        card_at(s, int(s.pile[digit, i]), False)
+        for i in range(int(s.pile_top[digit]), int(s.pile_len[digit]))
+    ]
 
 
 def cut_cards(s) -> list[Card]:

@@ -10,7 +10,12 @@ from sim.cards import DIR_NONE, DIR_SYMBOLS
 from sim.engine.score import controller, scores
 from sim.engine.state import END_REASONS
 from sim.notation import (
-    Card, NotationError, normalise_display, parse_display, parse_hand_card, render_card,
+    Card,
+    NotationError,
+    normalise_display,
+    parse_display,
+    parse_hand_card,
+    render_card,
     render_display,
 )
 from sim.play import IllegalMove, Move, SubChoice, apply_move, legal_lines
@@ -193,7 +198,9 @@ def _compare_cards(outcome, what, got: list[Card], wanted_tokens, ordered: bool)
                 break
             remaining.remove(hit)
     if not ok:
-        outcome.failures.append(f"{what}: expected {list(wanted_tokens)}, got {[_hand(c) for c in got]}")
+        outcome.failures.append(
+            f"{what}: expected {list(wanted_tokens)}, got {[_hand(c) for c in got]}"
+        )
 
 
 def _result(s) -> dict:

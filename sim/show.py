@@ -41,5 +41,12 @@ def print_game(config: Config, seed: int, players: str) -> None:
         typer.echo(board_text(s))
         typer.echo(f"  score 0: {zero}  1: {one}")
     zero, one = scores(s)
-    winner = "draw" if zero == one == 0 else "tie-break" if zero == one else f"digit {0 if zero > one else 1}"
-    typer.echo(f"\nended: {game.end_reason(s)} after {int(s.turns)} turns; score 0: {zero}  1: {one}; winner: {winner}")
+    winner = (
+        "draw"
+        if zero == one == 0
+        else "tie-break"
+        if zero == one
+        else f"digit {0 if zero > one else 1}"
+    )
+    ended = f"ended: {game.end_reason(s)} after {int(s.turns)} turns"
+    typer.echo(f"\n{ended}; score 0: {zero}  1: {one}; winner: {winner}")

@@ -386,11 +386,6 @@ def test_extends_itself(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["3.5", '"3"'])
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug in sim/rules.py: a float run_capacity loads, a string one fails without "
-    "naming rules.run_capacity",
-)
 def test_run_capacity_must_be_a_whole_number(tmp_path, value):
     path = write(tmp_path, "frac", f"[rules]\nrun_capacity = {value}\n" + SMALL_DECK)
     with pytest.raises(ConfigError, match=r"rules\.run_capacity"):
@@ -411,3 +406,12 @@ def test_paste_without_cut_loads_with_a_warning(tmp_path):
 def test_paste_with_cut_has_no_warning(tmp_path):
     path = write(tmp_path, "both", SMALL_DECK + deck_entry("PASTE", "H") + deck_entry("CUT", "V"))
     assert load_path(path).warnings == ()
+
+
+def test_extends_with_a_toml_name_looks_beside_the_extending_file(tmp_path, monkeypatch):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    write(sub, "parent", SMALL_DECK)
+    child = write(sub, "child", 'extends = "parent.toml"\n[rules]\nlines = 6\n')
+    monkeypatch.chdir(tmp_path)
+    assert load_path(child).rules.lines == 6

@@ -6,10 +6,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import SHIPPED
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import SHIPPED
 from sim import config as cfg
 from sim import game
 from sim.engine.game import RESULT_WIDTH, play_games
@@ -71,8 +71,12 @@ def test_every_game_ends_within_its_bound(name, seed):
 @pytest.mark.parametrize("name", SHIPPED)
 @given(seed=seeds)
 def test_same_seed_same_game(name, seed):
-    first = [(t.digit, t.card, t.line, t.direction) for t in game.turns(game.start(CONFIGS[name], seed))]
-    again = [(t.digit, t.card, t.line, t.direction) for t in game.turns(game.start(CONFIGS[name], seed))]
+    first = [
+        (t.digit, t.card, t.line, t.direction) for t in game.turns(game.start(CONFIGS[name], seed))
+    ]
+    again = [
+        (t.digit, t.card, t.line, t.direction) for t in game.turns(game.start(CONFIGS[name], seed))
+    ]
     assert first == again
 
 
@@ -82,8 +86,17 @@ def test_compiled_loop_and_turn_by_turn_play_the_same_games(name):
     seeds_ = np.arange(50, dtype=np.uint64) * np.uint64(7919)
     out = np.zeros((len(seeds_), RESULT_WIDTH), dtype=np.int32)
     rules = config.rules
-    play_games(new_state(), config.kinds(), config.axes(), rules.lines, rules.run_capacity, 0,
-               rules.first_option, seeds_, out)
+    play_games(
+        new_state(),
+        config.kinds(),
+        config.axes(),
+        rules.lines,
+        rules.run_capacity,
+        0,
+        rules.first_option,
+        seeds_,
+        out,
+    )
     for row, seed in zip(out, seeds_, strict=True):
         s = game.start(config, int(seed))
         list(game.turns(s))

@@ -8,7 +8,13 @@ from hypothesis import strategies as st
 
 from sim.cards import AXIS_H, CODES, DELETE, DOWN, LEFT, SAVE, UNDIRECTED, UP
 from sim.notation import (
-    MARK, Card, NotationError, parse_display, parse_display_card, parse_hand_card, render_card,
+    MARK,
+    Card,
+    NotationError,
+    parse_display,
+    parse_display_card,
+    parse_hand_card,
+    render_card,
     render_display,
 )
 
@@ -55,8 +61,13 @@ def _display_cards():
     return st.builds(build, kinds, st.integers(0, 1), st.integers(LEFT, DOWN), st.booleans())
 
 
-@given(st.lists(st.lists(st.one_of(st.none(), st.just(MARK), _display_cards()), max_size=8),
-                min_size=6, max_size=6))
+@given(
+    st.lists(
+        st.lists(st.one_of(st.none(), st.just(MARK), _display_cards()), max_size=8),
+        min_size=6,
+        max_size=6,
+    )
+)
 def test_display_round_trip(rows):
     text = render_display(rows)
     assert render_display(parse_display(text, 6)) == text

@@ -7,12 +7,26 @@ loop that moves on to the placed card instead of a recursion.
 from __future__ import annotations
 
 from sim.cards import (
-    CUT, DELETE, DOWN, ENTER, GET, GOSUB, GOTO10, IFELSE, IFTHEN, LEFT, NEXT, PASTE,
-    PRINT, SAVE, SYNTAX, UP,
+    CUT,
+    DELETE,
+    DOWN,
+    ENTER,
+    GET,
+    GOSUB,
+    GOTO10,
+    IFELSE,
+    IFTHEN,
+    LEFT,
+    NEXT,
+    PASTE,
+    PRINT,
+    SAVE,
+    SYNTAX,
+    UP,
 )
 from sim.engine.board import in_bounds, lift, move_to_line, neighbour, place
 from sim.engine.decide import choose_card, choose_dir, choose_gosub_line
-from sim.engine.hands import draw, hand_remove, hand_add
+from sim.engine.hands import draw, hand_add, hand_remove
 from sim.engine.jit import kernel
 from sim.engine.rng import chance_int
 from sim.engine.state import NO_CARD
@@ -25,6 +39,11 @@ def movable(s, line, col):
         return False
     cid = s.grid[line, col]
     return cid != NO_CARD and not s.saved[cid]
+
+
+@kernel
+def empty_slot(s, line, col):
+    return in_bounds(s, line, col) and s.grid[line, col] == NO_CARD
 
 
 @kernel
@@ -71,18 +90,17 @@ def execute(s, digit, line, col):
         elif kind == GET:
             get(s, digit)
         elif kind == NEXT:
-            if in_bounds(s, t_line, t_col) and s.grid[t_line, t_col] == NO_CARD:
+            if empty_slot(s, t_line, t_col):
                 s.forced_line = t_line
                 s.forced_col = t_col
-        elif kind == PRINT or kind == PASTE:
-            if in_bounds(s, t_line, t_col) and s.grid[t_line, t_col] == NO_CARD:
-                if kind == PRINT:
-                    placed = print_card(s, digit, t_line, t_col)
-                else:
-                    placed = paste_card(s, digit, t_line, t_col)
-                if placed:
-                    line, col = t_line, t_col
-                    continue
+        elif (kind == PRINT or kind == PASTE) and empty_slot(s, t_line, t_col):
+            if kind == PRINT:
+                placed = print_card(s, digit, t_line, t_col)
+            else:
+                placed = paste_card(s, digit, t_line, t_col)
+            if placed:
+                line, col = t_line, t_col
+                continue
         return
 
 
@@ -183,5 +201,3 @@ def paste_card(s, digit, line, col):
     s.dirn[cid] = direction
     place(s, cid, line, col)
     return True
-
-

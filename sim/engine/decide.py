@@ -131,4 +131,3 @@ def choose_gosub_line(s, digit, cid):
             return line
     s.error = ERR_ILLEGAL
     return -1
-

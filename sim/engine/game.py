@@ -11,7 +11,10 @@ from sim.engine.jit import entry, kernel
 from sim.engine.rng import advance, chance_int, mix
 from sim.engine.score import controller, scores
 from sim.engine.state import (
-    MAX_LINES, NO_CARD, ONGOING, POLICY_RANDOM,
+    MAX_LINES,
+    NO_CARD,
+    ONGOING,
+    POLICY_RANDOM,
 )
 from sim.engine.turn import HAND_SIZE, random_turn
 
@@ -130,5 +133,3 @@ def play_games(s, kinds, axes, lines, capacity, free, first_option, seeds, out):
             random_turn(s)
         record(s, out[g])
     return 0
-
-

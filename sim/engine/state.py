@@ -33,7 +33,7 @@ STATE_DTYPE = np.dtype(
         ("mark", np.uint8, (MAX_LINES, MAX_COLS)),  # 1 where a pending SAVE marks an empty slot
         ("count", np.int16, (MAX_LINES,)),  # cards per line
         ("width", np.int16, (MAX_LINES,)),  # 1 + right-most occupied column
-    ("gap", np.int16, (MAX_LINES,)),  # left-most empty column, kept up to date to avoid scans
+        ("gap", np.int16, (MAX_LINES,)),  # left-most empty column, kept up to date to avoid scans
         ("kind", np.uint8, (MAX_CARDS,)),
         ("axis", np.uint8, (MAX_CARDS,)),
         ("face", np.uint8, (MAX_CARDS,)),
@@ -64,7 +64,11 @@ STATE_DTYPE = np.dtype(
         ("chance", np.uint64),  # the deal's random stream (shuffles, GET)
         ("srng", np.uint64, (2,)),  # each digit's strategy stream
         ("policy", np.int8, (2,)),
-        ("script", np.int16, (MAX_SCRIPT, 5)),  # scripted sub-decisions: kind, axis, face, dir, line
+        (
+            "script",
+            np.int16,
+            (MAX_SCRIPT, 5),
+        ),  # scripted sub-decisions: kind, axis, face, dir, line
         ("script_len", np.int8),
         ("script_pos", np.int8),
     ],

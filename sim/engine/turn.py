@@ -10,7 +10,10 @@ from sim.engine.hands import draw, hand_remove
 from sim.engine.jit import kernel
 from sim.engine.rng import strategy_int
 from sim.engine.state import (
-    END_DECK_OUT, END_RUN, END_STALLED, ERR_ILLEGAL,
+    END_DECK_OUT,
+    END_RUN,
+    END_STALLED,
+    ERR_ILLEGAL,
 )
 
 HAND_SIZE = 3
@@ -176,5 +179,3 @@ def random_turn(s):
     if index >= 0:
         play_card(s, digit, index, line, direction, forced)
     finish_turn(s, digit, index < 0, True)
-
-

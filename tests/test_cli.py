@@ -1,0 +1,230 @@
+"""The `sim` command line through typer's CliRunner: exit codes and text."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+from sim.config import load
+
+REPO = Path(__file__).resolve().parent.parent
+BASE_SCENARIOS = REPO / "tests" / "scenarios" / "base"
+PRINT_CHAIN = Path("/work/shared/examples/scenarios/print-chain.json")
+SHIPPED = ("base", "base-60", "variants", "101", "large")
+WIDE = {"COLUMNS": "200"}  # rich tables unwrapped, one row per line
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args), prog_name="sim", env=WIDE)
+
+
+def error_lines(result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.startswith("error:")]
+
+
+def assert_clean_failure(result) -> str:
+    """Non-zero exit through typer.Exit, one `error:` line, no traceback; returns that line."""
+    assert result.exit_code != 0
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    lines = error_lines(result)
+    assert len(lines) == 1, result.output
+    return lines[0]
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """Body rows of a rich table as lists of stripped cells."""
+    return [
+        [cell.strip() for cell in line.split("│")[1:-1]]
+        for line in text.splitlines()
+        if line.startswith("│")
+    ]
+
+
+# --- help -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ((), ("configs", "rules", "show", "bench")),
+        (("configs",), ("list", "show")),
+        (("rules",), ("apply", "check")),
+        (("configs", "list"), ("List the configurations",)),
+        (("configs", "show"), ("Show a configuration", "Config name or path")),
+        (("rules", "apply"), ("Apply a scenario",)),
+        (("rules", "check"), ("Run scenario files", "--verbose")),
+        (("show",), ("Play one game", "--config", "--seed", "--players")),
+        (("bench",), ("Games per second", "--config", "--games")),
+    ],
+)
+def test_help_at_every_level(args, expected):
+    result = run(*args, "--help")
+    assert result.exit_code == 0, result.output
+    assert "Usage: sim" in result.output
+    for text in expected:
+        assert text in result.output
+
+
+# --- configs --------------------------------------------------------------------------
+
+
+def test_configs_list_shows_every_shipped_config():
+    result = run("configs", "list")
+    assert result.exit_code == 0, result.output
+    rows = {row[0]: row[1:4] for row in table_rows(result.output)}
+    assert set(SHIPPED) <= set(rows)
+    assert rows["base"] == ["5", "3", "17"]
+    assert rows["large"] == ["6", "5", "26"]
+
+
+def test_configs_show_base_prints_hash_and_deck():
+    result = run("configs", "show", "base")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert f"# hash {load('base').hash}" in lines
+    body = json.loads("\n".join(line for line in lines if not line.startswith("#")))
+    assert body["rules"]["lines"] == 5
+    assert body["rules"]["run_capacity"] == 3
+    deck = Counter({(e["kind"], e["axis"]): e["count"] for e in body["deck"]})
+    assert deck == Counter(
+        {("BLANK", "-"): 7}
+        | {
+            (kind, axis): 1
+            for kind in ("DELETE", "ENTER", "IF...THEN", "PRINT", "SAVE")
+            for axis in "HV"
+        }
+    )
+
+
+def test_configs_show_unknown_name():
+    result = run("configs", "show", "nope")
+    line = assert_clean_failure(result)
+    assert "nope" in line
+    assert "base" in line  # the available names are listed
+
+
+def test_configs_show_malformed_file(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text("[rules\nlines = 5\n")
+    result = run("configs", "show", str(path))
+    line = assert_clean_failure(result)
+    assert str(path) in line
+
+
+def test_show_with_malformed_config_file(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text('[rules]\nlines = 7\n[[deck]]\nkind = "BLANK"\ncount = 4\n')
+    result = run("show", "--config", str(path))
+    line = assert_clean_failure(result)
+    assert str(path) in line
+    assert "rules.lines" in line
+
+
+# --- rules check and apply ------------------------------------------------------------
+
+
+def summary(result) -> tuple[int, int]:
+    found = re.findall(r"^(\d+) passed, (\d+) failed$", result.output, re.MULTILINE)
+    assert len(found) == 1, result.output
+    return int(found[0][0]), int(found[0][1])
+
+
+def test_rules_check_base_scenarios_pass():
+    result = run("rules", "check", str(BASE_SCENARIOS))
+    assert result.exit_code == 0, result.output
+    assert summary(result) == (len(list(BASE_SCENARIOS.rglob("*.json"))), 0)
+    assert "FAIL" not in result.output
+
+
+def test_rules_check_copied_scenario_passes(tmp_path):
+    (tmp_path / "copy.json").write_text(PRINT_CHAIN.read_text())
+    result = run("rules", "check", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert summary(result) == (1, 0)
+
+
+def test_rules_check_wrong_after_fails(tmp_path):
+    data = json.loads(PRINT_CHAIN.read_text())
+    data["after"] = data["before"]  # the move changes the display, so this is wrong
+    path = tmp_path / "wrong.json"
+    path.write_text(json.dumps(data))
+    result = run("rules", "check", str(tmp_path))
+    assert result.exit_code == 1, result.output
+    assert summary(result) == (0, 1)
+    assert f"FAIL {path}" in result.output.splitlines()
+
+
+def test_rules_check_missing_path(tmp_path):
+    missing = tmp_path / "not-here"
+    result = run("rules", "check", str(missing))
+    line = assert_clean_failure(result)
+    assert str(missing) in line
+
+
+def test_rules_apply_prints_the_display_after_the_move():
+    data = json.loads(PRINT_CHAIN.read_text())
+    result = run("rules", "apply", str(PRINT_CHAIN))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    after = data["after"].splitlines()
+    assert lines[: len(after)] == after
+    facts = json.loads(lines[len(after)])
+    assert facts["hand"] == data["expect"]["hand"]
+    assert "differs:" not in result.output
+
+
+# --- show -----------------------------------------------------------------------------
+
+
+def test_show_plays_one_game_to_the_end():
+    result = run("show", "--config", "base", "--seed", "7")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert "seed 7" in lines[0]
+    assert lines[-1].startswith("ended:")
+    assert sum(line.startswith("ended:") for line in lines) == 1
+
+
+def test_show_is_deterministic_for_a_seed():
+    first = run("show", "--config", "base", "--seed", "7")
+    second = run("show", "--config", "base", "--seed", "7")
+    assert first.exit_code == second.exit_code == 0
+    assert first.output == second.output
+
+
+def test_show_differs_between_seeds():
+    # The header names the seed; the games after it must differ too.
+    games = {
+        run("show", "--config", "base", "--seed", str(seed)).output.split("\n", 1)[1]
+        for seed in (1, 2, 3)
+    }
+    assert len(games) == 3
+
+
+def test_show_unknown_strategy_lists_available_ones():
+    result = run("show", "--players", "random,nope")
+    line = assert_clean_failure(result)
+    assert "nope" in line
+    assert "available: random" in line
+    assert "ended:" not in result.output
+
+
+# --- bench ----------------------------------------------------------------------------
+
+
+def test_bench_reports_games_per_second():
+    result = run("bench", "--config", "base", "--games", "2000")
+    assert result.exit_code == 0, result.output
+    assert "games/s" in result.output
+    rows = table_rows(result.output)
+    assert [row[0] for row in rows] == ["base"]
+    games, rate = rows[0][1], rows[0][3]
+    assert games == "2,000"
+    assert float(rate.replace(",", "")) > 0
