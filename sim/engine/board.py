@@ -61,15 +61,6 @@ def leftmost_empty(s, line):
 
 
 @kernel
-def is_open(s, line):
-    """RULES.md 4.1 (a): the 10 and 20 lines, or every line above holds at least 3 cards."""
-    for above in range(line if line >= 2 else 0):
-        if s.count[above] < 3:
-            return False
-    return True
-
-
-@kernel
 def place(s, cid, line, col):
     """Put a card into an empty slot; a pending SAVE mark saves it as it enters (5.5)."""
     s.grid[line, col] = cid

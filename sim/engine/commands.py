@@ -27,7 +27,7 @@ from sim.cards import (
 from sim.engine.board import in_bounds, lift, move_to_line, neighbour, place
 from sim.engine.decide import choose_card, choose_dir, choose_gosub_line
 from sim.engine.hands import draw, hand_add, hand_remove
-from sim.engine.jit import kernel
+from sim.engine.jit import inlined, kernel
 from sim.engine.rng import chance_int
 from sim.engine.state import NO_CARD
 
@@ -53,7 +53,7 @@ def delete_at(s, line, col):
     s.removed_len += 1
 
 
-@kernel
+@inlined
 def execute(s, digit, line, col):
     """Resolve the command of the card at (line, col) played by digit, and any chain it starts."""
     while True:

@@ -9,7 +9,7 @@ from sim.engine.board import place
 from sim.engine.hands import draw
 from sim.engine.jit import entry, kernel
 from sim.engine.rng import advance, chance_int, mix
-from sim.engine.score import controller, scores
+from sim.engine.score import controller
 from sim.engine.state import (
     MAX_LINES,
     NO_CARD,
@@ -102,16 +102,21 @@ def deal(s, kinds, axes, first_option):
 def record(s, out):
     """Write a finished game's result row (seats: 0 first, 1 second)."""
     first = s.first
-    zero, one = scores(s)
+    zero = 0
+    one = 0
+    for line in range(MAX_LINES):
+        who = controller(s, line) if line < s.lines else -1
+        if who == 0:
+            zero += 10 * (line + 1)
+        elif who == 1:
+            one += 10 * (line + 1)
+        out[R_LINE0 + line] = -1 if who < 0 else (0 if who == first else 1)
     out[R_FIRST] = first
     out[R_END] = s.ended
     out[R_TURNS] = s.turns
     out[R_SCORE_FIRST] = one if first else zero
     out[R_SCORE_SECOND] = zero if first else one
     out[R_ERROR] = s.error
-    for line in range(MAX_LINES):
-        who = controller(s, line) if line < s.lines else -1
-        out[R_LINE0 + line] = -1 if who < 0 else (0 if who == first else 1)
 
 
 @kernel

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.engine.jit import kernel
+from sim.engine.jit import inlined, kernel
 from sim.engine.state import ERR_OVERFLOW, MAX_HAND
 
 
@@ -15,7 +15,7 @@ def hand_add(s, digit, cid):
     s.hand_len[digit] += 1
 
 
-@kernel
+@inlined
 def hand_remove(s, digit, index):
     """Take the index-th card out of a hand, keeping the others in order; returns its id."""
     cid = s.hand[digit, index]

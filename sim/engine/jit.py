@@ -8,8 +8,17 @@ DISABLED = bool(numba.config.DISABLE_JIT)
 
 
 def kernel(func):
-    """Compile a hot engine function: cached on disk, always inlined into its caller."""
+    """Compile an engine function, cached on disk; LLVM decides whether to inline it."""
     return numba.njit(cache=True)(func)
+
+
+def inlined(func):
+    """Compile a mid-size function on the per-turn path inlined into its caller.
+
+    LLVM does not inline these by itself; forcing it measured faster (PERFORMANCE.md),
+    at the price of compile time, so it is kept to the few functions of a turn.
+    """
+    return numba.njit(cache=True, inline="always")(func)
 
 
 def entry(func):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from sim.cards import CONT
-from sim.engine.board import can_enter, in_bounds, is_open, is_shut, leftmost_empty, place
+from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty, place
 from sim.engine.commands import execute
 from sim.engine.decide import choose_dir, dir_allowed
 from sim.engine.hands import draw, hand_remove
-from sim.engine.jit import kernel
+from sim.engine.jit import inlined, kernel
 from sim.engine.rng import strategy_int
 from sim.engine.state import (
     END_DECK_OUT,
@@ -17,17 +17,6 @@ from sim.engine.state import (
 )
 
 HAND_SIZE = 3
-
-
-@kernel
-def input_slot(s, cid, line):
-    """The slot INPUT puts this card into on this line (ignoring NEXT), or -1 if none."""
-    if not is_open(s, line):
-        return -1
-    if is_shut(s, line):
-        col = s.width[line]
-        return col if s.kind[cid] == CONT and in_bounds(s, line, col) else -1
-    return leftmost_empty(s, line)
 
 
 @kernel
@@ -41,7 +30,7 @@ def forced_applies(s, digit):
     return False
 
 
-@kernel
+@inlined
 def line_masks(s):
     """Bitmasks of the lines open to any card, and of those open only to a CONT (shut lines).
 
@@ -60,7 +49,7 @@ def line_masks(s):
     return plain, cont
 
 
-@kernel
+@inlined
 def card_lines(s, cid, forced, plain, cont):
     """Bitmask of the lines where a hand card may be played this turn."""
     if forced:
@@ -98,7 +87,7 @@ def nth_bit(mask, k):
         pos += 1
 
 
-@kernel
+@inlined
 def random_input(s, digit, forced):
     """RULES.md 9: a playable card uniformly, then a legal line, then a direction.
 
@@ -133,7 +122,19 @@ def play_card(s, digit, index, line, direction, forced):
     if not (legal_lines(s, digit, index, forced) >> line) & 1 or not dir_allowed(s, cid, direction):
         s.error = ERR_ILLEGAL
         return
-    col = s.forced_col if forced else input_slot(s, cid, line)
+    put_card(s, digit, index, line, direction, forced)
+
+
+@inlined
+def put_card(s, digit, index, line, direction, forced):
+    """INPUT and EXECUTE of a hand card already known to be legal there."""
+    cid = s.hand[digit, index]
+    if forced:
+        col = s.forced_col
+    elif is_shut(s, line):
+        col = s.width[line]
+    else:
+        col = s.gap[line]
     s.forced_line = -1
     hand_remove(s, digit, index)
     s.face[cid] = digit
@@ -151,7 +152,7 @@ def begin_turn(s, digit):
     return forced
 
 
-@kernel
+@inlined
 def finish_turn(s, digit, passed, load):
     """RULES.md 4.3: RUN check, LOAD (deck_out), then stalled; hands the turn over."""
     s.passed[digit] = passed
@@ -170,12 +171,12 @@ def finish_turn(s, digit, passed, load):
     s.mover = 1 - digit
 
 
-@kernel
+@inlined
 def random_turn(s):
     """One whole turn of the player to move, choices from the canonical random strategy."""
     digit = s.mover
     forced = begin_turn(s, digit)
     index, line, direction = random_input(s, digit, forced)
     if index >= 0:
-        play_card(s, digit, index, line, direction, forced)
+        put_card(s, digit, index, line, direction, forced)
     finish_turn(s, digit, index < 0, True)
