@@ -161,19 +161,34 @@ def bench(
     names = config or [
         n for n in ("base", "base-60", "variants", "101", "large") if n in available()
     ]
-    table = Table("config", "games", "seconds", "games/s per core", "mean turns", "compile/load s")
-    console = Console()
+    table = Table(
+        "config",
+        "games",
+        "seconds",
+        "games/s per core",
+        "compile/load s",
+        "mean turns",
+        "first seat wins",
+        "end reasons",
+    )
+    errors = 0
     for name in names:
-        result = run_bench(load_config(name), games)
+        r = run_bench(load_config(name), games)
+        ends = ", ".join(f"{k} {v:.1%}" for k, v in r.end_shares.items())
         table.add_row(
             name,
-            f"{result.games:,}",
-            f"{result.seconds:.2f}",
-            f"{result.games_per_second:,.0f}",
-            f"{result.mean_turns:.1f}",
-            f"{result.warmup_seconds:.2f}",
+            f"{r.games:,}",
+            f"{r.seconds:.2f}",
+            f"{r.games_per_second:,.0f}",
+            f"{r.warmup_seconds:.2f}",
+            f"{r.mean_turns:.1f}",
+            f"{r.first_wins:.1%}",
+            ends,
         )
-    console.print(table)
+        errors += r.errors
+    Console(width=140).print(table)
+    if errors:
+        fail(f"{errors} games stopped at an engine limit; their results are not valid")
 
 
 def main() -> None:

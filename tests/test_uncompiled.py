@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SLOW_ENGINE
 
 HERE = Path(__file__).parent
