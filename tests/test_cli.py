@@ -15,7 +15,7 @@ from sim.config import load
 
 REPO = Path(__file__).resolve().parent.parent
 BASE_SCENARIOS = REPO / "tests" / "scenarios" / "base"
-PRINT_CHAIN = Path("/work/shared/examples/scenarios/print-chain.json")
+PRINT_CHAIN = REPO / "tests" / "scenarios" / "examples" / "print-chain.json"
 SHIPPED = ("base", "base-60", "variants", "101", "large")
 WIDE = {"COLUMNS": "200"}  # rich tables unwrapped, one row per line
 
