@@ -32,15 +32,7 @@ def bench(config: Config, games: int, seed: int = 1) -> BenchResult:
     from sim.engine.state import END_REASONS, new_state
 
     s = new_state()
-    rules = config.rules
-    args = (
-        config.kinds(),
-        config.axes(),
-        rules.lines,
-        rules.run_capacity,
-        int(rules.orientation == "free"),
-        rules.first_option,
-    )
+    args = config.engine_args()
     started = time.perf_counter()
     play_games(s, *args, np.arange(1, dtype=np.uint64), np.zeros((1, RESULT_WIDTH), np.int32))
     warmup = time.perf_counter() - started

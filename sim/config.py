@@ -49,6 +49,12 @@ class Config:
     def axes(self) -> np.ndarray:
         return np.array([a for _, a in self.deck], dtype=np.uint8)
 
+    def engine_args(self) -> tuple:
+        """The deck and rule arguments every engine entry point takes, in its order."""
+        r = self.rules
+        free = int(r.orientation == "free")
+        return (self.kinds(), self.axes(), r.lines, r.run_capacity, free, r.first_option)
+
     def to_dict(self) -> dict:
         """The resolved content: what the hash covers and what a manifest records."""
         counts: dict[tuple[int, int], int] = {}

@@ -38,17 +38,7 @@ class Turn:
 def start(config: Config, seed: int):
     """A state holding a freshly dealt game."""
     s = new_state()
-    rules = config.rules
-    setup(
-        s,
-        config.kinds(),
-        config.axes(),
-        rules.lines,
-        rules.run_capacity,
-        int(rules.orientation == "free"),
-        rules.first_option,
-        np.uint64(seed),
-    )
+    setup(s, *config.engine_args(), np.uint64(seed))
     return s
 
 

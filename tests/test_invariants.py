@@ -85,18 +85,7 @@ def test_compiled_loop_and_turn_by_turn_play_the_same_games(name):
     config = CONFIGS[name]
     seeds_ = np.arange(50, dtype=np.uint64) * np.uint64(7919)
     out = np.zeros((len(seeds_), RESULT_WIDTH), dtype=np.int32)
-    rules = config.rules
-    play_games(
-        new_state(),
-        config.kinds(),
-        config.axes(),
-        rules.lines,
-        rules.run_capacity,
-        0,
-        rules.first_option,
-        seeds_,
-        out,
-    )
+    play_games(new_state(), *config.engine_args(), seeds_, out)
     for row, seed in zip(out, seeds_, strict=True):
         s = game.start(config, int(seed))
         list(game.turns(s))
