@@ -11,7 +11,7 @@ import os
 from hypothesis import settings
 
 SLOW_ENGINE = os.environ.get("NUMBA_DISABLE_JIT") == "1"
-settings.register_profile("default", deadline=None, max_examples=60 if SLOW_ENGINE else 400)
+settings.register_profile("default", deadline=None, max_examples=60 if SLOW_ENGINE else 700)
 settings.load_profile("default")
 
 SHIPPED = ("base", "base-60", "variants", "101", "large")
