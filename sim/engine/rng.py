@@ -63,9 +63,3 @@ def strategy_int(s, digit, n):
     """A uniform integer in 0..n-1 from one player's strategy stream."""
     s.srng[digit] = advance(s.srng[digit])
     return below(mix(s.srng[digit]), n)
-
-
-def derive(seed: int, index: int) -> int:
-    """A child seed: the index-th splitmix64 output of a stream started at seed."""
-    x = (int(seed) + (index + 1) * 0x9E3779B97F4A7C15) & _MASK
-    return int(_mix_py(x))

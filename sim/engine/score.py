@@ -53,12 +53,3 @@ def scores(s):
         elif who == 1:
             one += 10 * (line + 1)
     return zero, one
-
-
-@kernel
-def top_line_value(s):
-    """Value of the highest-valued controlled line (the tie-break line), or 0."""
-    for line in range(s.lines - 1, -1, -1):
-        if controller(s, line) != NOBODY:
-            return 10 * (line + 1)
-    return 0

@@ -1,0 +1,1 @@
+"""Reports over run folders (issue 6): summaries, comparisons and HTML reports."""
