@@ -42,6 +42,22 @@ def start(config: Config, seed: int):
     return s
 
 
+def play_batch(config: Config, seeds: np.ndarray, s=None) -> tuple[np.ndarray, np.ndarray]:
+    """Play random vs random games, one per seed, in one compiled call.
+
+    Returns the result rows (engine/game.py R_* columns) and the card counts
+    [game, seat, kind, C_*]. Pass a state to reuse it across batches.
+    """
+    from sim.cards import N_KINDS
+    from sim.engine.game import RESULT_WIDTH, play_games
+
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    out = np.zeros((len(seeds), RESULT_WIDTH), dtype=np.int32)
+    cards = np.zeros((len(seeds), 2, N_KINDS, 3), dtype=np.uint8)
+    play_games(new_state() if s is None else s, *config.engine_args(), seeds, out, cards)
+    return out, cards
+
+
 def turns(s, seed: int = 0) -> Iterator[Turn]:
     """Play the game in s to its end with the random strategy, yielding each turn after it."""
     while s.ended == ONGOING:

@@ -1,36 +1,63 @@
-"""The bench's outcome summary, checked on hand-made result rows."""
+"""Whole-game results: the winner, outcome and card counts the engine records."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from sim import config
-from sim.bench import bench, first_seat_wins
-from sim.engine.game import RESULT_WIDTH
+from sim.bench import bench
+from sim.cards import BLANK, N_KINDS
+from sim.engine.game import (
+    C_DRAWN,
+    C_EFFECT,
+    C_PLAYED,
+    DRAW,
+    OUTCOME_DRAW,
+    OUTCOME_POINTS,
+    OUTCOME_TIEBREAK,
+    R_LINE0,
+    R_OUTCOME,
+    R_SCORE_FIRST,
+    R_SCORE_SECOND,
+    R_TIEBREAK_LINE,
+    R_WINNER,
+)
+from sim.game import play_batch
+
+BASE = config.load("base")
 
 
-def row(score_first, score_second, lines):
-    out = np.full(RESULT_WIDTH, -1, dtype=np.int32)
-    out[3], out[4] = score_first, score_second
-    out[6 : 6 + len(lines)] = lines
-    return out
+def test_winner_follows_scores_then_the_highest_controlled_line():
+    out, _ = play_batch(BASE, np.arange(3000, dtype=np.uint64))
+    for row in out:
+        first, second = row[R_SCORE_FIRST], row[R_SCORE_SECOND]
+        lines = [seat for seat in row[R_LINE0 : R_LINE0 + 5]]
+        if first != second:
+            assert row[R_OUTCOME] == OUTCOME_POINTS
+            assert row[R_WINNER] == (0 if first > second else 1)
+        elif first == 0:
+            assert (row[R_OUTCOME], row[R_WINNER]) == (OUTCOME_DRAW, DRAW)
+        else:
+            top = max(i for i, seat in enumerate(lines) if seat >= 0)
+            assert row[R_OUTCOME] == OUTCOME_TIEBREAK
+            assert row[R_WINNER] == lines[top]
+            assert row[R_TIEBREAK_LINE] == 10 * (top + 1)
+    assert (out[:, R_OUTCOME] == OUTCOME_TIEBREAK).any()
 
 
-def test_first_seat_wins_on_points_and_tiebreak_only():
-    rows = np.stack(
-        [
-            row(30, 20, [1, 0, 1, -1, -1]),  # points
-            row(20, 30, [0, 1, 1, -1, -1]),  # loses on points
-            row(30, 30, [0, 0, 1, -1, -1]),  # tie, second holds the 30 line
-            row(30, 30, [1, 1, 0, -1, -1]),  # tie, first holds the 30 line
-            row(0, 0, [-1, -1, -1, -1, -1]),  # draw
-        ]
-    )
-    assert first_seat_wins(rows).tolist() == [True, False, False, True, False]
+def test_card_counts_add_up():
+    out, cards = play_batch(BASE, np.arange(500, dtype=np.uint64))
+    deck = np.bincount(BASE.kinds(), minlength=N_KINDS)
+    drawn, played, effect = cards[..., C_DRAWN], cards[..., C_PLAYED], cards[..., C_EFFECT]
+    assert (drawn <= deck).all()  # the start BLANK is never drawn; GET is not in base
+    assert (drawn[:, :, BLANK] <= deck[BLANK] - 1).all()
+    assert (played <= drawn).all()
+    assert (effect[:, :, BLANK] == 0).all()
+    assert (drawn.sum(axis=2) >= 3).all()
 
 
 def test_bench_reports_a_complete_sample():
-    result = bench(config.load("base"), 2000)
+    result = bench(BASE, 2000)
     assert result.games == 2000 and result.errors == 0
     assert abs(sum(result.end_shares.values()) - 1) < 1e-9
     assert 0.3 < result.first_wins < 0.7

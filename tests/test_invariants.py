@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from sim import config as cfg
 from sim import game
-from sim.engine.game import RESULT_WIDTH, play_games
-from sim.engine.state import NO_CARD, new_state
+from sim.engine.state import NO_CARD
 
 CONFIGS = {name: cfg.load(name) for name in SHIPPED}
 seeds = st.integers(0, 2**64 - 1)
@@ -84,8 +83,7 @@ def test_same_seed_same_game(name, seed):
 def test_compiled_loop_and_turn_by_turn_play_the_same_games(name):
     config = CONFIGS[name]
     seeds_ = np.arange(50, dtype=np.uint64) * np.uint64(7919)
-    out = np.zeros((len(seeds_), RESULT_WIDTH), dtype=np.int32)
-    play_games(new_state(), *config.engine_args(), seeds_, out)
+    out, _ = game.play_batch(config, seeds_)
     for row, seed in zip(out, seeds_, strict=True):
         s = game.start(config, int(seed))
         list(game.turns(s))

@@ -55,66 +55,85 @@ def delete_at(s, line, col):
 
 @inlined
 def execute(s, digit, line, col):
-    """Resolve the command of the card at (line, col) played by digit, and any chain it starts."""
+    """Resolve the command of the card at (line, col) played by digit, and any chain it starts.
+
+    Each command that changed something is counted in s.effect for the cards table.
+    """
     while True:
         cid = s.grid[line, col]
         kind = s.kind[cid]
         t_line, t_col = neighbour(line, col, s.dirn[cid])
-        if kind == DELETE or kind == CUT:
-            if movable(s, t_line, t_col):
-                if kind == DELETE:
-                    delete_at(s, t_line, t_col)
-                else:
-                    s.cut[s.cut_len] = lift(s, t_line, t_col)
-                    s.cut_len += 1
-        elif kind == ENTER:
-            if movable(s, t_line, t_col):
-                move_to_line(s, t_line, t_col, t_line + 1 if t_line + 1 < s.lines else 0)
-        elif kind == GOTO10:
-            if movable(s, t_line, t_col):
-                move_to_line(s, t_line, t_col, 0)
-        elif kind == GOSUB:
-            if movable(s, t_line, t_col):
-                dest = choose_gosub_line(s, digit, s.grid[t_line, t_col])
-                if dest >= 0:
-                    move_to_line(s, t_line, t_col, dest)
-        elif kind == IFTHEN:
-            if movable(s, t_line, t_col):
-                s.face[s.grid[t_line, t_col]] = s.face[cid]
-        elif kind == SAVE:
-            save(s, cid, t_line, t_col)
-        elif kind == IFELSE:
-            if_then_else(s, cid, line, col)
-        elif kind == SYNTAX:
-            syntax_error(s, cid, line, col, t_line, t_col)
-        elif kind == GET:
-            get(s, digit)
-        elif kind == NEXT:
+        placed = False
+        if kind == PRINT or kind == PASTE:
             if empty_slot(s, t_line, t_col):
-                s.forced_line = t_line
-                s.forced_col = t_col
-        elif (kind == PRINT or kind == PASTE) and empty_slot(s, t_line, t_col):
-            if kind == PRINT:
-                placed = print_card(s, digit, t_line, t_col)
-            else:
-                placed = paste_card(s, digit, t_line, t_col)
-            if placed:
-                line, col = t_line, t_col
-                continue
-        return
+                if kind == PRINT:
+                    placed = print_card(s, digit, t_line, t_col)
+                else:
+                    placed = paste_card(s, digit, t_line, t_col)
+            took_effect = placed
+        else:
+            took_effect = one_shot(s, digit, cid, kind, line, col, t_line, t_col)
+        if took_effect:
+            s.effect[digit, kind] += 1
+        if not placed:
+            return
+        line, col = t_line, t_col
+
+
+@kernel
+def one_shot(s, digit, cid, kind, line, col, t_line, t_col):
+    """Every command but PRINT and PASTE; True if it changed anything."""
+    if kind == DELETE or kind == CUT:
+        if not movable(s, t_line, t_col):
+            return False
+        if kind == DELETE:
+            delete_at(s, t_line, t_col)
+        else:
+            s.cut[s.cut_len] = lift(s, t_line, t_col)
+            s.cut_len += 1
+        return True
+    if kind == ENTER or kind == GOTO10:
+        if not movable(s, t_line, t_col):
+            return False
+        dest = 0 if kind == GOTO10 or t_line + 1 >= s.lines else t_line + 1
+        return move_to_line(s, t_line, t_col, dest)
+    if kind == GOSUB:
+        if not movable(s, t_line, t_col):
+            return False
+        dest = choose_gosub_line(s, digit, s.grid[t_line, t_col])
+        return dest >= 0 and move_to_line(s, t_line, t_col, dest)
+    if kind == IFTHEN:
+        if not movable(s, t_line, t_col) or s.face[s.grid[t_line, t_col]] == s.face[cid]:
+            return False
+        s.face[s.grid[t_line, t_col]] = s.face[cid]
+        return True
+    if kind == SAVE:
+        return save(s, cid, t_line, t_col)
+    if kind == IFELSE:
+        return if_then_else(s, cid, line, col)
+    if kind == SYNTAX:
+        return syntax_error(s, cid, line, col, t_line, t_col)
+    if kind == GET:
+        return get(s, digit)
+    if kind == NEXT and empty_slot(s, t_line, t_col):
+        s.forced_line = t_line
+        s.forced_col = t_col
+        return True
+    return False  # BLANK; REM, END and CONT act by lying in the display (counted at the end)
 
 
 @kernel
 def save(s, cid, line, col):
     """RULES.md 5.5: save target and SAVE card, or mark an empty in-bounds slot."""
     if not in_bounds(s, line, col):
-        return
+        return False
     target = s.grid[line, col]
     if target != NO_CARD:
         s.saved[target] = 1
     else:
         s.mark[line, col] = 1
     s.saved[cid] = 1
+    return True
 
 
 @kernel
@@ -136,13 +155,15 @@ def if_then_else(s, cid, line, col):
             else:
                 other = s.grid[n_line, n_col]
                 s.face[other] = 1 - s.face[other]
+    return seen != 0
 
 
 @kernel
 def syntax_error(s, cid, line, col, t_line, t_col):
     """RULES.md 5.11: turn the column in the text's direction, then the card itself."""
     if not in_bounds(s, t_line, t_col):
-        return
+        return False
+    turned = False
     direction = s.dirn[cid]
     if direction == UP or direction == DOWN:
         step = -1 if direction == UP else 1
@@ -151,9 +172,12 @@ def syntax_error(s, cid, line, col, t_line, t_col):
             if movable(s, other_line, col):
                 other = s.grid[other_line, col]
                 s.face[other] = 1 - s.face[other]
+                turned = True
             other_line += step
     if not s.saved[cid]:
         s.face[cid] = 1 - s.face[cid]
+        turned = True
+    return turned
 
 
 @kernel
@@ -161,11 +185,12 @@ def get(s, digit):
     """RULES.md 5.12: take a random opponent hand card, turn it to our digit; they redraw one."""
     other = 1 - digit
     if s.hand_len[other] == 0:
-        return
+        return False
     cid = hand_remove(s, other, chance_int(s, s.hand_len[other]))
     s.face[cid] = digit
     hand_add(s, digit, cid)
     draw(s, other)
+    return True
 
 
 @kernel
@@ -181,6 +206,8 @@ def print_card(s, digit, line, col):
     hand_remove(s, digit, index)
     s.face[cid] = digit
     s.dirn[cid] = direction
+    s.by[cid] = digit
+    s.played[digit, s.kind[cid]] += 1
     place(s, cid, line, col)
     return True
 
@@ -199,5 +226,6 @@ def paste_card(s, digit, line, col):
         s.cut[i] = s.cut[i + 1]
     s.cut_len -= 1
     s.dirn[cid] = direction
+    s.by[cid] = digit
     place(s, cid, line, col)
     return True

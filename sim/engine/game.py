@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import BLANK
+from sim.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.board import place
 from sim.engine.hands import draw
 from sim.engine.jit import entry, kernel
@@ -18,10 +18,15 @@ from sim.engine.state import (
 )
 from sim.engine.turn import HAND_SIZE, random_turn
 
-# Columns of the per-game result rows returned by play_games.
+# Columns of the per-game result rows returned by play_games (seats: 0 first, 1 second).
 R_FIRST, R_END, R_TURNS, R_SCORE_FIRST, R_SCORE_SECOND, R_ERROR = 0, 1, 2, 3, 4, 5
-R_LINE0 = 6  # then one column per line: controlling seat 0 first, 1 second, -1 nobody
+R_WINNER, R_OUTCOME, R_TIEBREAK_LINE = 6, 7, 8  # winner: 0, 1 or 2 (draw)
+R_LINE0 = 9  # then one column per line: controlling seat, -1 nobody
 RESULT_WIDTH = R_LINE0 + MAX_LINES
+WIN_FIRST, WIN_SECOND, DRAW = 0, 1, 2
+OUTCOME_POINTS, OUTCOME_TIEBREAK, OUTCOME_DRAW = 0, 1, 2
+# The cards array: [game, seat, kind, C_*]
+C_DRAWN, C_PLAYED, C_EFFECT = 0, 1, 2
 
 FIRST_RANDOM = -1
 
@@ -36,6 +41,9 @@ def clear(s, lines, capacity, free):
     s.gap[:] = 0
     s.saved[:] = 0
     s.dirn[:] = 0
+    s.drawn[:, :] = 0
+    s.played[:, :] = 0
+    s.effect[:, :] = 0
     s.hand_len[:] = 0
     s.cut_len = 0
     s.removed_len = 0
@@ -99,17 +107,20 @@ def deal(s, kinds, axes, first_option):
 
 
 @kernel
-def record(s, out):
-    """Write a finished game's result row (seats: 0 first, 1 second)."""
+def record(s, out, cards):
+    """Write a finished game's result row and its per-seat, per-kind card counts."""
     first = s.first
     zero = 0
     one = 0
+    top_line = -1
     for line in range(MAX_LINES):
         who = controller(s, line) if line < s.lines else -1
         if who == 0:
             zero += 10 * (line + 1)
         elif who == 1:
             one += 10 * (line + 1)
+        if who >= 0:
+            top_line = line
         out[R_LINE0 + line] = -1 if who < 0 else (0 if who == first else 1)
     out[R_FIRST] = first
     out[R_END] = s.ended
@@ -117,6 +128,61 @@ def record(s, out):
     out[R_SCORE_FIRST] = one if first else zero
     out[R_SCORE_SECOND] = zero if first else one
     out[R_ERROR] = s.error
+    out[R_TIEBREAK_LINE] = 0
+    if zero != one:
+        out[R_OUTCOME] = OUTCOME_POINTS
+        out[R_WINNER] = WIN_FIRST if out[R_SCORE_FIRST] > out[R_SCORE_SECOND] else WIN_SECOND
+    elif zero == 0:
+        out[R_OUTCOME] = OUTCOME_DRAW
+        out[R_WINNER] = DRAW
+    else:
+        out[R_OUTCOME] = OUTCOME_TIEBREAK
+        out[R_WINNER] = out[R_LINE0 + top_line]
+        out[R_TIEBREAK_LINE] = 10 * (top_line + 1)
+    count_lasting_effects(s)
+    for digit in range(2):
+        seat = 0 if digit == first else 1
+        for kind in range(N_KINDS):
+            cards[seat, kind, C_DRAWN] = s.drawn[digit, kind]
+            cards[seat, kind, C_PLAYED] = s.played[digit, kind]
+            cards[seat, kind, C_EFFECT] = s.effect[digit, kind]
+
+
+@kernel
+def count_lasting_effects(s):
+    """REM, END and CONT take effect by lying in the display: count those that do at the end.
+
+    A REM that excludes a card, an END that shuts its line, a CONT right of an END pointing
+    right; each credited to the player who put it there.
+    """
+    for line in range(s.lines):
+        width = s.width[line]
+        for col in range(width):
+            cid = s.grid[line, col]
+            if cid == NO_CARD:
+                continue
+            kind = s.kind[cid]
+            acts = False
+            if kind == REM:
+                if s.dirn[cid] == RIGHT:
+                    acts = has_card(s, line, col + 1, width)
+                elif s.dirn[cid] == LEFT:
+                    acts = has_card(s, line, 0, col)
+            elif kind == END:
+                acts = col == width - 1 and s.dirn[cid] == RIGHT
+            elif kind == CONT and col > 0:
+                left = s.grid[line, col - 1]
+                acts = left != NO_CARD and s.kind[left] == END and s.dirn[left] == RIGHT
+            if acts:
+                s.effect[s.by[cid], kind] += 1
+
+
+@kernel
+def has_card(s, line, start, stop):
+    for col in range(start, stop):
+        if s.grid[line, col] != NO_CARD:
+            return True
+    return False
 
 
 @kernel
@@ -130,11 +196,11 @@ def setup(s, kinds, axes, lines, capacity, free, first_option, seed):
 
 
 @entry
-def play_games(s, kinds, axes, lines, capacity, free, first_option, seeds, out):
-    """Play one random-vs-random game per seed; one result row each in out."""
+def play_games(s, kinds, axes, lines, capacity, free, first_option, seeds, out, cards):
+    """Play one random-vs-random game per seed; a result row in out and counts in cards."""
     for g in range(seeds.shape[0]):
         setup(s, kinds, axes, lines, capacity, free, first_option, seeds[g])
         while s.ended == ONGOING and s.error == 0:
             random_turn(s)
-        record(s, out[g])
+        record(s, out[g], cards[g])
     return 0

@@ -30,6 +30,8 @@ def draw(s, digit):
     """Draw the top card of a pile into the hand; False if the pile is empty."""
     if s.pile_top[digit] >= s.pile_len[digit]:
         return False
-    hand_add(s, digit, s.pile[digit, s.pile_top[digit]])
+    cid = s.pile[digit, s.pile_top[digit]]
+    hand_add(s, digit, cid)
     s.pile_top[digit] += 1
+    s.drawn[digit, s.kind[cid]] += 1
     return True

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.cards import N_KINDS
+
 MAX_LINES = 6
 MAX_COLS = 64  # a line never grows this wide in a real game; the engine refuses to go past it
 MAX_CARDS = 128  # card ids over both decks
@@ -40,6 +42,7 @@ STATE_DTYPE = np.dtype(
         ("dirn", np.uint8, (MAX_CARDS,)),
         ("saved", np.uint8, (MAX_CARDS,)),
         ("owner", np.uint8, (MAX_CARDS,)),
+        ("by", np.uint8, (MAX_CARDS,)),  # digit that last put the card into the display
         ("n_cards", np.int16),
         ("pile", np.int16, (2, MAX_DECK)),  # per digit; top card at pile_top
         ("pile_top", np.int16, (2,)),
@@ -71,6 +74,10 @@ STATE_DTYPE = np.dtype(
         ),  # scripted sub-decisions: kind, axis, face, dir, line
         ("script_len", np.int8),
         ("script_pos", np.int8),
+        # per digit and card kind, for the cards table: drawn, played from hand, took effect
+        ("drawn", np.uint8, (2, N_KINDS)),
+        ("played", np.uint8, (2, N_KINDS)),
+        ("effect", np.uint8, (2, N_KINDS)),
     ],
     align=True,
 )

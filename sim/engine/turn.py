@@ -136,6 +136,8 @@ def put_card(s, digit, index, line, direction, forced):
     else:
         col = s.gap[line]
     s.forced_line = -1
+    s.by[cid] = digit
+    s.played[digit, s.kind[cid]] += 1
     hand_remove(s, digit, index)
     s.face[cid] = digit
     s.dirn[cid] = direction
