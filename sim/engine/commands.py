@@ -80,7 +80,7 @@ def execute(s, digit, line, col):
         line, col = t_line, t_col
 
 
-@kernel
+@inlined
 def one_shot(s, digit, cid, kind, line, col, t_line, t_col):
     """Every command but PRINT and PASTE; True if it changed anything."""
     if kind == DELETE or kind == CUT:
