@@ -82,8 +82,8 @@ def unpaired_difference(
     lo_a, hi_a = wilson(k_a, n_a, confidence)
     lo_b, hi_b = wilson(k_b, n_b, confidence)
     d = p_b - p_a
-    low = d - math.hypot(p_b - lo_b, hi_a - p_a)
-    high = d + math.hypot(hi_b - p_b, p_a - lo_a)
+    low = max(-1.0, d - math.hypot(p_b - lo_b, hi_a - p_a))
+    high = min(1.0, d + math.hypot(hi_b - p_b, p_a - lo_a))
     p = _two_proportion_p(k_a, n_a, k_b, n_b)
     return Difference(d, low, high, p, paired=False, n_a=n_a, n_b=n_b)
 

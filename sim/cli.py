@@ -191,6 +191,115 @@ def bench(
         fail(f"{errors} games stopped at an engine limit; their results are not valid")
 
 
+@app.command()
+def run(
+    config: Annotated[
+        list[str] | None, typer.Option(help="Config name or .toml (repeatable)")
+    ] = None,
+    players: Annotated[
+        list[str] | None, typer.Option(help="Match-up FIRST,SECOND (repeatable)")
+    ] = None,
+    games: Annotated[int | None, typer.Option(help="Games per config and match-up")] = None,
+    seed: Annotated[int | None, typer.Option(help="Master seed")] = None,
+    out: Annotated[Path, typer.Option(help="Output folder")] = Path("runs/latest"),
+    plan: Annotated[Path | None, typer.Option(help="A plan .toml describing the matrix")] = None,
+    swap: Annotated[bool, typer.Option(help="Play each seed twice with seats swapped")] = True,
+    workers: Annotated[int | None, typer.Option(help="Processes; default all cores", min=1)] = None,
+    chunk_size: Annotated[int | None, typer.Option(help="Games per part file")] = None,
+    backend: Annotated[str, typer.Option(help="local or dask")] = "local",
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler tcp://HOST:PORT")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress display (cron)")
+    ] = False,
+) -> None:
+    """Play every config x match-up for many seeded games and write Parquet tables to --out.
+
+    Rerun the same command after an interruption to continue where it stopped.
+    """
+    from sim.runner.plan import DEFAULT_CHUNK, PlanError, make_plan, read_plan_file
+    from sim.runner.run import RunError
+
+    try:
+        base = read_plan_file(plan) if plan else {}
+        the_plan = make_plan(
+            configs=config or base.get("configs", []),
+            players=players or base.get("players", []),
+            games=games if games is not None else base.get("games", 10_000),
+            seed=seed if seed is not None else base.get("seed", 0),
+            swap=swap if not plan or "swap" not in base else base["swap"] and swap,
+            chunk_size=chunk_size or base.get("chunk_size", DEFAULT_CHUNK),
+        )
+    except PlanError as exc:
+        fail(str(exc))
+    for c in the_plan.configs:
+        for warning in c.warnings:
+            typer.echo(f"warning: {warning}", err=True)
+    try:
+        result = _run_with_progress(the_plan, out, workers, backend, scheduler, overwrite, quiet)
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted; finished chunks are kept in {out}. "
+            "Run the same command again to continue.",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    except RunError as exc:
+        fail(str(exc))
+    except Exception as exc:  # a worker's failure, already phrased for the user
+        from sim.runner.dask_backend import ClusterError
+        from sim.runner.local import WorkerFailed
+
+        if isinstance(exc, WorkerFailed | ClusterError):
+            fail(str(exc))
+        raise
+    rate = result.played / result.seconds if result.seconds else 0
+    typer.echo(
+        f"{result.out}: {result.played:,} games played"
+        + (f", {result.skipped:,} already done" if result.skipped else "")
+        + f" in {result.seconds:.1f}s ({rate:,.0f} games/s); run {the_plan.run_id}"
+    )
+
+
+def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet):
+    from sim.runner.run import execute
+
+    if quiet:
+        return execute(plan, out, workers, backend, scheduler, overwrite)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} games/s"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, transient=False) as bar:
+        task = bar.add_task("games", total=plan.total_games, rate="-")
+        start = {"t": None, "done": 0}
+
+        def update(done: int, total: int) -> None:
+            import time
+
+            now = time.perf_counter()
+            if start["t"] is None:
+                start["t"], start["done"] = now, done
+            elapsed = now - start["t"]
+            rate = f"{(done - start['done']) / elapsed:,.0f}" if elapsed > 0 else "-"
+            bar.update(task, completed=done, rate=rate)
+
+        return execute(plan, out, workers, backend, scheduler, overwrite, progress=update)
+
+
 def main() -> None:
     try:
         app()

@@ -224,10 +224,23 @@ def test_sprt_bounds_hand_values() -> None:
 
 
 def test_sprt_llr_hand_value() -> None:
-    """[1, 2, 3, 2, 2]: mu = 11/20, var = 0.085 by hand; H0 0 Elo vs H1 +100 Elo."""
+    """[1, 2, 3, 2, 2] on 0, 1/4, .., 1: mu = 22/40 = 0.55, var = 0.975/10; 0 vs +100 Elo."""
     s1 = 1 / (1 + 10 ** (-100 / 400))
-    expected = 10 * (s1 - 0.5) * (2 * 0.55 - 0.5 - s1) / (2 * 0.085)
+    expected = 10 * (s1 - 0.5) * (2 * 0.55 - 0.5 - s1) / (2 * 0.0975)
     assert sprt_llr([1, 2, 3, 2, 2], 0, 100) == pytest.approx(expected, rel=1e-12)
+
+
+def test_sprt_llr_regularizes_empty_cells() -> None:
+    """Empty cells count as 1e-3 pairs (fishtest's regularize), so one-cell samples stay finite."""
+    assert sprt_llr([0, 2, 3, 0, 2], 0, 5) == sprt_llr([1e-3, 2, 3, 1e-3, 2], 0, 5)
+    mu = (3 + 4e-3 + 6e-3 + 4 * 5) / (4 * 5.004)
+    var = (
+        5 * (1 - mu) ** 2 + 1e-3 * (mu**2 + (0.25 - mu) ** 2 + (0.5 - mu) ** 2 + (0.75 - mu) ** 2)
+    ) / 5.004
+    s1 = score_from_elo(5)
+    assert sprt_llr([0, 0, 0, 0, 5], 0, 5) == pytest.approx(
+        5.004 * (s1 - 0.5) * (2 * mu - 0.5 - s1) / (2 * var), rel=1e-9
+    )
 
 
 def test_sprt_llr_is_zero_at_the_midpoint() -> None:

@@ -1,0 +1,182 @@
+"""A whole run: prepare the folder, play what is not on disk yet, then write the summaries.
+
+Rerunning the same command continues an interrupted run: finished chunks are the part
+files on disk, so nothing finished is played twice and nothing unfinished is trusted.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from sim.runner import storage
+from sim.runner.plan import RunPlan
+from sim.runner.seeds import cell_key
+from sim.runner.worker import Done, Task
+
+
+class RunError(RuntimeError):
+    """A run that cannot start or go on; the message says why and what to do."""
+
+
+@dataclass
+class RunResult:
+    out: Path
+    played: int  # games played by this invocation
+    skipped: int  # games already on disk from an earlier invocation
+    seconds: float
+
+
+def sim_version() -> str:
+    try:
+        return metadata.version("one-zero-one-sim")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def execute(
+    plan: RunPlan,
+    out: Path,
+    workers: int | None = None,
+    backend: str = "local",
+    scheduler=None,
+    overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunResult:
+    """Play the plan into out; `progress(done, total)` is called as games finish."""
+    started = time.perf_counter()
+    manifest = _prepare(plan, out, overwrite)
+    chunks = plan.chunks()
+    todo = [c for c in chunks if not storage.chunk_done(out, c.name)]
+    skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
+    keys = {
+        cell.index: cell_key(plan.seed, cell.config.hash, cell.matchup) for cell in plan.cells()
+    }
+    tasks = [Task(str(out), plan.run_id, c, keys[c.cell.index], plan.swap) for c in todo]
+    state = {"done": skipped, "last_write": 0.0}
+    if progress:
+        progress(skipped, plan.total_games)
+
+    def on_done(done: Done) -> None:
+        state["done"] += done.games
+        manifest["chunks"][done.chunk] = {"status": "done", "seconds": round(done.seconds, 3)}
+        if progress:
+            progress(state["done"], plan.total_games)
+        if time.monotonic() - state["last_write"] > 2:
+            _save(manifest, out)
+            state["last_write"] = time.monotonic()
+
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        _dispatch(tasks, backend, workers, scheduler, on_done)
+    except KeyboardInterrupt:
+        manifest["status"] = "interrupted"
+        _save(manifest, out)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    _finish(manifest, out)
+    played = state["done"] - skipped
+    return RunResult(out, played, skipped, time.perf_counter() - started)
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _dispatch(tasks, backend, workers, scheduler, on_done) -> None:
+    if backend == "local":
+        from sim.runner.local import run_local
+
+        run_local(tasks, workers or os.cpu_count() or 1, on_done)
+    elif backend == "dask":
+        from sim.runner.dask_backend import run_dask
+
+        if scheduler is None:
+            raise RunError("--backend dask needs --scheduler tcp://HOST:PORT")
+        run_dask(tasks, scheduler, on_done)
+    else:
+        raise RunError(f"unknown backend {backend!r}; available: local, dask")
+
+
+def _prepare(plan: RunPlan, out: Path, overwrite: bool) -> dict:
+    """Create or reopen the run folder; refuse one that holds a different run."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        existing = storage.read_manifest(out)
+        if existing is not None and existing.get("params") != plan.params():
+            if not overwrite:
+                raise RunError(
+                    f"{out} holds a different run ({existing.get('run_id')}); "
+                    "choose another --out or pass --overwrite to replace it"
+                )
+            storage.clear_folder(out)
+            existing = None
+        elif existing is None and any((out / t).exists() for t in (storage.GAMES, storage.CARDS)):
+            if not overwrite:
+                raise RunError(f"{out} holds part files but no manifest; pass --overwrite")
+            storage.clear_folder(out)
+        storage.sweep_temporaries(out)
+        manifest = existing or _new_manifest(plan)
+        manifest["status"] = "running"
+        manifest["chunks"] = {
+            c.name: manifest.get("chunks", {}).get(c.name, {"status": "pending"})
+            for c in plan.chunks()
+        }
+        _save(manifest, out)
+        return manifest
+    except OSError as exc:
+        raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+
+
+def _new_manifest(plan: RunPlan) -> dict:
+    """Everything needed to reproduce the run."""
+    return {
+        "run_id": plan.run_id,
+        "params": plan.params(),
+        "sim_version": sim_version(),
+        "python": platform.python_version(),
+        "configs": {
+            c.name: {"hash": c.hash, "path": str(c.path), "content": c.to_dict()}
+            for c in plan.configs
+        },
+        "strategies": sorted({s for m in plan.matchups for s in m}),
+        "strategy_versions": {s: "1" for m in plan.matchups for s in m},
+        "master_seed": plan.seed,
+        "games_per_cell": plan.games,
+        "total_games": plan.total_games,
+        "cells": [
+            {"index": c.index, "config": c.config.name, "matchup": c.matchup} for c in plan.cells()
+        ],
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def _save(manifest: dict, out: Path) -> None:
+    try:
+        storage.write_json(manifest, out / storage.MANIFEST)
+    except OSError as exc:
+        raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+
+
+def _finish(manifest: dict, out: Path) -> None:
+    """Summaries from every games part; only then is the run marked complete."""
+    import polars as pl
+
+    from sim.runner import tables
+
+    try:
+        games = pl.scan_parquet(out / storage.GAMES / "*.parquet")
+        storage.write_parquet(tables.winrates(games), out / "winrates.parquet")
+        storage.write_parquet(tables.tiebreaks(games), out / "tiebreaks.parquet")
+    except OSError as exc:
+        raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+    manifest["status"] = "complete"
+    manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    _save(manifest, out)

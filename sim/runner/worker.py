@@ -1,0 +1,61 @@
+"""One chunk of games: play it in the compiled loop, write its two part files, report back."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.runner.plan import Chunk
+
+
+@dataclass(frozen=True)
+class Task:
+    """Everything a worker needs, picklable, so any process or cluster node can play it."""
+
+    out: str
+    run_id: str
+    chunk: Chunk
+    key: int  # the cell's seed key
+    swap: bool
+
+
+@dataclass(frozen=True)
+class Done:
+    chunk: str
+    games: int
+    seconds: float
+
+
+class ChunkError(RuntimeError):
+    """A chunk's games could not be played; the message names config, match-up and seeds."""
+
+
+def play_chunk(task: Task) -> Done:
+    """Play and write one chunk; the parent only ever sees this small summary."""
+    from sim.engine.game import R_ERROR
+    from sim.game import play_batch
+    from sim.runner import storage, tables
+    from sim.runner.seeds import game_seeds
+
+    started = time.perf_counter()
+    chunk, cell = task.chunk, task.chunk.cell
+    index_start, index_stop = chunk.start, chunk.stop
+    if task.swap:  # both games of a pair share the pair's seed
+        seeds = game_seeds(task.key, index_start // 2, (index_stop + 1) // 2).repeat(2)
+    else:
+        seeds = game_seeds(task.key, index_start, index_stop)
+    seeds = seeds[: index_stop - index_start]
+    out, cards = play_batch(cell.config, seeds)
+    bad = out[:, R_ERROR].nonzero()[0]
+    if len(bad):
+        raise ChunkError(
+            f"config {cell.config.name}, players {cell.matchup}: game seed {int(seeds[bad[0]])} "
+            "stopped at an engine limit"
+        )
+    folder = Path(task.out)
+    games = tables.games_frame(task.run_id, cell, chunk.start, task.swap, seeds, out)
+    storage.write_parquet(games, storage.part_path(folder, storage.GAMES, chunk.name))
+    card_rows = tables.cards_frame(cell, chunk.start, task.swap, cards)
+    storage.write_parquet(card_rows, storage.part_path(folder, storage.CARDS, chunk.name))
+    return Done(chunk.name, len(seeds), time.perf_counter() - started)
