@@ -209,6 +209,7 @@ def exact_glr(counts: list[float], elo0: float, elo1: float) -> float:
 
     def log_mle(s: float) -> np.ndarray:
         def score_equation(x: float) -> float:
+            """Zero at the Lagrange multiplier of the mean-s constraint."""
             return p @ ((a - s) / (1 + x * (a - s)))
 
         x = optimize.brentq(score_equation, -1 / (1 - s) + 1e-12, 1 / s - 1e-12, xtol=1e-15)
@@ -233,7 +234,7 @@ def test_sprt_llr_hand_value() -> None:
 def test_sprt_llr_regularizes_empty_cells() -> None:
     """Empty cells count as 1e-3 pairs (fishtest's regularize), so one-cell samples stay finite."""
     assert sprt_llr([0, 2, 3, 0, 2], 0, 5) == sprt_llr([1e-3, 2, 3, 1e-3, 2], 0, 5)
-    mu = (3 + 4e-3 + 6e-3 + 4 * 5) / (4 * 5.004)
+    mu = (5 + 1e-3 * (0.25 + 0.5 + 0.75)) / 5.004
     var = (
         5 * (1 - mu) ** 2 + 1e-3 * (mu**2 + (0.25 - mu) ** 2 + (0.5 - mu) ** 2 + (0.75 - mu) ** 2)
     ) / 5.004

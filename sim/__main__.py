@@ -1,0 +1,5 @@
+"""`python -m sim`: the same as the `sim` command."""
+
+from sim.cli import main
+
+main()

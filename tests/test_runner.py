@@ -1,0 +1,242 @@
+"""The batch runner: determinism, resume after interruption, refusals, tables and backends."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from scipy.stats import binomtest
+
+from sim.runner.local import WorkerFailed, run_local
+from sim.runner.plan import PlanError, make_plan
+from sim.runner.run import RunError, execute
+from sim.runner.seeds import cell_key, game_seeds
+from sim.runner.worker import Task, play_chunk
+
+GAME_COLUMNS = [
+    "run_id", "config", "config_hash", "rules_version", "first", "second", "pair", "game",
+    "seed", "first_digit", "winner", "outcome", "tiebreak_line", "end_reason", "turns",
+    "score_first", "score_second", "line_10", "line_20", "line_30", "line_40", "line_50",
+    "line_60",
+]  # fmt: skip
+SORT = ["config", "matchup", "game"]
+
+
+def table(out: Path, name: str) -> pl.DataFrame:
+    frame = pl.read_parquet(out / name / "*.parquet").drop("run_id", strict=False)
+    keys = SORT + (["seat", "kind"] if name == "cards" else [])
+    return frame.with_columns(pl.col(pl.Categorical).cast(pl.String)).sort(keys)
+
+
+def small_plan(**kw):
+    args = {"configs": ["base", "101"], "players": ["random,random"], "games": 1200, "seed": 7}
+    args.update(kw)
+    return make_plan(**args)
+
+
+def test_results_do_not_depend_on_workers_or_chunks(tmp_path):
+    one = execute(small_plan(chunk_size=1200), tmp_path / "one", workers=1).out
+    many = execute(small_plan(chunk_size=250), tmp_path / "many", workers=2).out
+    for name in ("games", "cards"):
+        assert table(one, name).equals(table(many, name))
+    assert len(list((many / "games").glob("*.parquet"))) > len(list((one / "games").glob("*")))
+
+
+def test_games_table_has_the_promised_columns_and_compact_types(tmp_path):
+    out = execute(small_plan(configs=["base"], games=400), tmp_path / "r", workers=1).out
+    games = pl.read_parquet(out / "games" / "*.parquet")
+    assert set(GAME_COLUMNS) <= set(games.columns)
+    assert games.height == 400
+    assert games["winner"].dtype == pl.Enum(["first", "second", "draw"])
+    assert games["turns"].dtype == pl.UInt16 and games["line_10"].dtype == pl.Enum(
+        ["first", "second"]
+    )
+    assert games["line_60"].null_count() == 400  # base has five lines
+    swapped = games.filter(pl.col("game") % 2 == 1)
+    assert (swapped["pair"] == swapped["game"] // 2).all()
+    pairs = games.group_by("pair").agg(pl.col("seed").n_unique())
+    assert (pairs["seed"] == 1).all()  # both games of a pair share a seed
+
+
+def test_seeds_depend_on_config_matchup_and_index_only():
+    key = cell_key(1, "abc", "random,random")
+    assert (game_seeds(key, 0, 10)[3:7] == game_seeds(key, 3, 7)).all()
+    assert key != cell_key(1, "abd", "random,random")
+    assert key != cell_key(1, "abc", "random,greedy")
+    assert key != cell_key(2, "abc", "random,random")
+
+
+def test_winrates_match_the_games_table(tmp_path):
+    out = execute(small_plan(), tmp_path / "r", workers=1).out
+    games = table(out, "games")
+    rates = pl.read_parquet(out / "winrates.parquet")
+    for row in rates.iter_rows(named=True):
+        cell = games.filter(pl.col("config") == row["config"])
+        wins = cell.filter(pl.col("winner") == "first").height
+        assert row["games"] == cell.height and row["first_wins"] == wins
+        ci = binomtest(wins, cell.height).proportion_ci(method="wilson")
+        assert row["first_low"] == pytest.approx(ci.low) and row["first_high"] == pytest.approx(
+            ci.high
+        )
+        a_wins = cell.filter(
+            ((pl.col("winner") == "first") & ~pl.col("swapped"))
+            | ((pl.col("winner") == "second") & pl.col("swapped"))
+        ).height
+        assert row["a_wins"] == a_wins
+        assert row["first_wins"] + row["second_wins"] + row["draws"] == row["games"]
+
+
+def test_tiebreaks_count_outcomes_lines_and_end_reasons(tmp_path):
+    out = execute(small_plan(configs=["base"]), tmp_path / "r", workers=1).out
+    games = table(out, "games")
+    tb = pl.read_parquet(out / "tiebreaks.parquet")
+    outcomes = tb.filter(pl.col("category") == "outcome")
+    assert outcomes["count"].sum() == games.height
+    ties = games.filter(pl.col("outcome") == "tiebreak")
+    lines = tb.filter(pl.col("category") == "tiebreak_line")
+    assert lines["count"].sum() == ties.height
+    for row in lines.iter_rows(named=True):
+        hits = ties.filter(
+            (pl.col("tiebreak_line") == int(row["value"])) & (pl.col("winner") == row["seat"])
+        )
+        assert hits.height == row["count"]
+    assert tb.filter(pl.col("category") == "end_reason")["share"].sum() == pytest.approx(1)
+
+
+def test_manifest_records_what_reproduces_the_run(tmp_path):
+    plan = small_plan()
+    out = execute(plan, tmp_path / "r", workers=1).out
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["master_seed"] == 7
+    assert manifest["params"] == plan.params() and manifest["run_id"] == plan.run_id
+    assert set(manifest["configs"]) == {"base", "101"}
+    assert all(c["status"] == "done" for c in manifest["chunks"].values())
+
+
+def test_rerun_continues_and_ends_with_the_same_tables(tmp_path):
+    plan = small_plan(chunk_size=200)
+    full = execute(plan, tmp_path / "full", workers=1).out
+    part = tmp_path / "part"
+    execute(plan, part, workers=1)
+    for victim in sorted((part / "cards").glob("*.parquet"))[::3]:
+        victim.unlink()  # as if those chunks never finished
+    (part / "winrates.parquet").unlink()
+    again = execute(plan, part, workers=1)
+    assert 0 < again.played < again.played + again.skipped
+    for name in ("games", "cards"):
+        assert table(part, name).equals(table(full, name))
+    assert pl.read_parquet(part / "winrates.parquet").equals(
+        pl.read_parquet(full / "winrates.parquet")
+    )
+
+
+def test_a_different_run_in_the_same_folder_is_refused(tmp_path):
+    out = tmp_path / "r"
+    execute(small_plan(games=200), out, workers=1)
+    with pytest.raises(RunError, match="different run"):
+        execute(small_plan(games=400), out, workers=1)
+    execute(small_plan(games=400), out, workers=1, overwrite=True)
+    assert pl.read_parquet(out / "games" / "*.parquet").height == 800
+
+
+def test_an_unwritable_folder_gives_one_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(RunError, match="cannot write"):
+        execute(small_plan(games=200), blocker / "out", workers=1)
+
+
+def test_bad_plans_are_refused():
+    with pytest.raises(PlanError, match="unknown strategy"):
+        small_plan(players=["random,nope"])
+    with pytest.raises(PlanError, match="unknown config"):
+        small_plan(configs=["nope"])
+    with pytest.raises(PlanError, match="games"):
+        small_plan(games=0)
+
+
+def kill_first_attempt(task: Task):
+    """A play function whose first call for a chunk kills its own worker process."""
+    marker = Path(task.out) / f"killed-{task.chunk.name}"
+    if task.chunk.number == 1 and not marker.exists():
+        marker.write_text("x")
+        os._exit(9)
+    return play_chunk(task)
+
+
+def always_kill(task: Task):
+    os._exit(9)
+
+
+def _tasks(plan, out: Path):
+    keys = {c.index: cell_key(plan.seed, c.config.hash, c.matchup) for c in plan.cells()}
+    return [Task(str(out), plan.run_id, c, keys[c.cell.index], plan.swap) for c in plan.chunks()]
+
+
+def test_a_worker_that_dies_has_its_chunk_retried(tmp_path):
+    plan = small_plan(configs=["base"], chunk_size=400)
+    done = []
+    run_local(_tasks(plan, tmp_path), 1, done.append, play=kill_first_attempt)
+    assert sorted(d.chunk for d in done) == [c.name for c in plan.chunks()]
+    assert (tmp_path / "killed-c000-000001").exists()
+
+
+def test_a_chunk_that_keeps_killing_workers_fails_clearly(tmp_path):
+    plan = small_plan(configs=["base"], games=200)
+    with pytest.raises(WorkerFailed, match="killed its worker"):
+        run_local(_tasks(plan, tmp_path), 1, lambda d: None, play=always_kill)
+
+
+def test_interrupting_a_run_keeps_finished_chunks_and_the_same_command_continues(tmp_path):
+    out = tmp_path / "run"
+    command = [
+        sys.executable, "-m", "sim", "run", "--config", "base", "--players", "random,random",
+        "--games", "300000", "--chunk-size", "2000", "--seed", "3", "--out", str(out),
+        "--workers", "1", "--quiet",
+    ]  # fmt: skip
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((out / "cards").glob("*.parquet"))) < 5:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Run the same command again" in err
+    finished = len(list((out / "cards").glob("*.parquet")))
+    assert 0 < finished < 150
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert "already done" in again.stdout
+    reference = execute(
+        make_plan(["base"], ["random,random"], 300000, 3, True, 2000), tmp_path / "ref"
+    )
+    assert table(out, "games").equals(table(reference.out, "games"))
+
+
+def test_dask_backend_gives_the_same_tables_as_local(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    local = execute(small_plan(chunk_size=300), tmp_path / "local", workers=1).out
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
+    with cluster, distributed.Client(cluster) as client:
+        remote = execute(
+            small_plan(chunk_size=300), tmp_path / "dask", backend="dask", scheduler=client
+        ).out
+    for name in ("games", "cards"):
+        assert table(local, name).equals(table(remote, name))
+
+
+def test_card_counts_are_per_game_seat_and_kind(tmp_path):
+    out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+    cards = table(out, "cards")
+    assert cards.height == 200 * 2 * 6  # base holds six kinds
+    assert (cards["played"] <= cards["drawn"]).all()
+    assert set(cards["strategy"].unique()) == {"random"}
+    assert (cards.group_by("game", "seat").agg(pl.col("drawn").sum())["drawn"] >= 3).all()
