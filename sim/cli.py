@@ -223,8 +223,8 @@ def run(
     try:
         base = read_plan_file(plan) if plan else {}
         the_plan = make_plan(
-            configs=config or base.get("configs", []),
-            players=players or base.get("players", []),
+            configs=config or base.get("configs", ["base"]),
+            players=players or base.get("players", ["random,random"]),
             games=games if games is not None else base.get("games", 10_000),
             seed=seed if seed is not None else base.get("seed", 0),
             swap=swap if not plan or "swap" not in base else base["swap"] and swap,

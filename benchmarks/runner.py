@@ -1,0 +1,82 @@
+"""Runner benchmark: end-to-end games/s on N workers against the single-process engine
+figure, measured in one run, and the peak resident memory of every process of the run.
+
+    python benchmarks/runner.py --games 4000000 --workers 2
+
+Ratios, not absolute figures, are what to compare: these machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sim.bench import bench
+from sim.config import load
+
+
+def rss_of_tree(pid: int) -> dict[int, int]:
+    """Resident bytes of a process and all its descendants, from /proc."""
+    sizes, todo = {}, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                sizes[current] = int(line.split()[1]) * 1024
+        todo += [int(c) for c in children]
+    return sizes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--config", default="base")
+    parser.add_argument("--games", type=int, default=4_000_000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--bench-games", type=int, default=1_000_000)
+    args = parser.parse_args()
+    single = bench(load(args.config), args.bench_games).games_per_second
+    with tempfile.TemporaryDirectory() as out:
+        command = [
+            sys.executable, "-m", "sim", "run", "--config", args.config,
+            "--players", "random,random", "--games", str(args.games), "--seed", "1",
+            "--out", out, "--workers", str(args.workers), "--quiet",
+        ]  # fmt: skip
+        started = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        peak: dict[int, int] = {}
+        while proc.poll() is None:
+            for pid, size in rss_of_tree(proc.pid).items():
+                peak[pid] = max(peak.get(pid, 0), size)
+            time.sleep(0.2)
+        seconds = time.perf_counter() - started
+        output = proc.stdout.read()
+        games_bytes = sum(p.stat().st_size for p in Path(out, "games").glob("*.parquet"))
+        cards_bytes = sum(p.stat().st_size for p in Path(out, "cards").glob("*.parquet"))
+    end_to_end = args.games / seconds
+    print(output.strip())
+    print(f"single-process engine ({args.config}): {single:,.0f} games/s")
+    print(
+        f"sim run, {args.workers} workers, whole command: {end_to_end:,.0f} games/s "
+        f"= {end_to_end / single:.2f}x the single-process figure"
+    )
+    print(
+        f"peak resident memory per process: {max(peak.values()) / 2**20:,.0f} MiB "
+        f"(over {len(peak)} processes)"
+    )
+    print(
+        f"games table: {games_bytes / args.games:.1f} bytes/game; "
+        f"cards table: {cards_bytes / args.games:.1f} bytes/game"
+    )
+
+
+if __name__ == "__main__":
+    main()
