@@ -49,11 +49,24 @@ class Config:
     def axes(self) -> np.ndarray:
         return np.array([a for _, a in self.deck], dtype=np.uint8)
 
-    def engine_args(self) -> tuple:
-        """The deck and rule arguments every engine entry point takes, in its order."""
+    def engine_args(self, cpu_level: int = 0) -> tuple:
+        """The deck and rule arguments every engine entry point takes, in its order.
+
+        cpu_level 1-4 puts the CPU card in the second seat (solo mode); 0 plays two humans.
+        """
         r = self.rules
         free = int(r.orientation == "free")
-        return (self.kinds(), self.axes(), r.lines, r.run_capacity, free, r.first_option)
+        numeric = int(r.cpu_reading == "numeric")
+        return (
+            self.kinds(),
+            self.axes(),
+            r.lines,
+            r.run_capacity,
+            free,
+            r.first_option,
+            cpu_level,
+            numeric,
+        )
 
     def to_dict(self) -> dict:
         """The resolved content: what the hash covers and what a manifest records."""

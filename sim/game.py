@@ -35,14 +35,16 @@ class Turn:
     direction: int
 
 
-def start(config: Config, seed: int):
-    """A state holding a freshly dealt game."""
+def start(config: Config, seed: int, cpu_level: int = 0):
+    """A state holding a freshly dealt game (with the CPU in the second seat if cpu_level)."""
     s = new_state()
-    setup(s, *config.engine_args(), np.uint64(seed))
+    setup(s, *config.engine_args(cpu_level), np.uint64(seed))
     return s
 
 
-def play_batch(config: Config, seeds: np.ndarray, s=None) -> tuple[np.ndarray, np.ndarray]:
+def play_batch(
+    config: Config, seeds: np.ndarray, s=None, cpu_level: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Play random vs random games, one per seed, in one compiled call.
 
     Returns the result rows (engine/game.py R_* columns) and the card counts
@@ -54,7 +56,8 @@ def play_batch(config: Config, seeds: np.ndarray, s=None) -> tuple[np.ndarray, n
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     out = np.zeros((len(seeds), RESULT_WIDTH), dtype=np.int32)
     cards = np.zeros((len(seeds), 2, N_KINDS, 3), dtype=np.uint8)
-    play_games(new_state() if s is None else s, *config.engine_args(), seeds, out, cards)
+    state = new_state() if s is None else s
+    play_games(state, *config.engine_args(cpu_level), seeds, out, cards)
     return out, cards
 
 

@@ -24,6 +24,10 @@ class Position:
     cut: list[Card] = field(default_factory=list)
     forced: tuple[int, int] | None = None  # (line index, column)
     passed: tuple[bool, bool] = (False, False)
+    cpu: int = -1  # solo mode: the CPU's digit
+    cpu_side: int = 0  # 1 WINNING, 0 NOT WINNING
+    cpu_step: int = 1
+    cpu_first: bool = False
 
 
 def build_state(pos: Position):
@@ -58,6 +62,12 @@ def build_state(pos: Position):
         s.forced_line, s.forced_col = pos.forced
     s.mover = pos.mover
     s.first = pos.mover
+    s.cpu = pos.cpu
+    if pos.cpu >= 0:
+        s.first = 1 - pos.cpu  # the human always plays first
+        s.cpu_level = pos.rules.cpu_level
+        s.cpu_numeric = int(pos.rules.cpu_reading == "numeric")
+        s.cpu_side, s.cpu_step, s.cpu_first = pos.cpu_side, pos.cpu_step, int(pos.cpu_first)
     return s
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.cards import DIR_NONE, DIR_SYMBOLS
+from sim.engine.cpu import cpu_turn
 from sim.engine.score import controller, scores
 from sim.engine.state import END_REASONS
 from sim.notation import (
@@ -65,12 +66,20 @@ def run(path: str | Path) -> Outcome:
 
 
 def _run(data: dict, outcome: Outcome) -> None:
-    if data.get("move") == "cpu" or "cpu" in data or "cpu_digit" in data:
-        raise ScenarioError("solo mode (the CPU card, RULES.md 8) is not implemented yet")
-    rules = RuleOptions.from_mapping(data.get("rules", {}), "rules")
     move_data = data.get("move", "pass")
+    cpu_move = move_data == "cpu"
+    card_state = data.get("cpu", {}) if cpu_move else {}
+    rule_values = dict(data.get("rules", {}))
+    if "level" in card_state:
+        rule_values.setdefault("cpu_level", card_state["level"])
+    rules = RuleOptions.from_mapping(rule_values, "rules")
     mover = _mover(data, move_data)
+    cpu = mover if cpu_move else int(data.get("cpu_digit", -1))
     pos = Position(
+        cpu=cpu,
+        cpu_side=1 if card_state.get("side") == "WINNING" else 0,
+        cpu_step=int(card_state.get("step", rules.cpu_level)),
+        cpu_first=bool(card_state.get("first_turn", False)),
         rules=rules,
         rows=parse_display(data["before"], rules.lines),
         mover=mover,
@@ -85,7 +94,10 @@ def _run(data: dict, outcome: Outcome) -> None:
     if "legal" in expect:
         _compare(outcome, "legal", _legal(s, mover), _norm_legal(expect["legal"]))
     try:
-        apply_move(s, mover, _move(move_data), load=bool(data.get("load", False)))
+        if cpu_move:
+            cpu_turn(s)
+        else:
+            apply_move(s, mover, _move(move_data), load=bool(data.get("load", False)))
     except IllegalMove as exc:
         outcome.facts["error"] = "IllegalMove"
         if expect.get("error") != "IllegalMove":
@@ -207,6 +219,8 @@ def _result(s) -> dict:
     zero, one = (int(x) for x in scores(s))
     if zero != one:
         return {"winner": 0 if zero > one else 1, "outcome": "points"}
+    if s.cpu >= 0:  # solo mode: equal scores lose for the CPU (RULES.md 8)
+        return {"winner": 1 - int(s.cpu), "outcome": "tiebreak"}
     if zero == 0:
         return {"winner": None, "outcome": "draw"}
     for line in range(int(s.lines) - 1, -1, -1):
@@ -226,7 +240,11 @@ def _check_legal_next(outcome, s, mover, wanted):
     _compare(outcome, "legal_next", _legal(s, 1 - mover), _norm_legal(wanted))
 
 
+_SIDES = ("NOT WINNING", "WINNING")
+
 _CHECKS = {
+    "cpu_side": lambda o, s, m, w: _compare(o, "cpu_side", _SIDES[int(s.cpu_side)], w),
+    "cpu_step": lambda o, s, m, w: _compare(o, "cpu_step", int(s.cpu_step), w),
     "ended": lambda o, s, m, w: _compare(o, "ended", o.facts["ended"], w),
     "scores": lambda o, s, m, w: _compare(o, "scores", o.facts["scores"], list(w)),
     "forced": lambda o, s, m, w: _compare(o, "forced", o.facts["forced"], w),

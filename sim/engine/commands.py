@@ -24,12 +24,13 @@ from sim.cards import (
     SYNTAX,
     UP,
 )
-from sim.engine.board import in_bounds, lift, move_to_line, neighbour, place
+from sim.engine.board import can_enter, in_bounds, lift, move_to_line, neighbour, place
 from sim.engine.decide import choose_card, choose_dir, choose_gosub_line
 from sim.engine.hands import draw, hand_add, hand_remove
 from sim.engine.jit import inlined, kernel
+from sim.engine.paths import note_placed
 from sim.engine.rng import chance_int
-from sim.engine.state import NO_CARD
+from sim.engine.state import NO_CARD, POLICY_PATH
 
 
 @kernel
@@ -188,7 +189,11 @@ def get(s, digit):
         return False
     cid = hand_remove(s, other, chance_int(s, s.hand_len[other]))
     s.face[cid] = digit
-    hand_add(s, digit, cid)
+    if digit == s.cpu:  # RULES.md 8: on top of the CPU's pile
+        s.pile_top[digit] -= 1
+        s.pile[digit, s.pile_top[digit]] = cid
+    else:
+        hand_add(s, digit, cid)
     draw(s, other)
     return True
 
@@ -196,6 +201,8 @@ def get(s, digit):
 @kernel
 def print_card(s, digit, line, col):
     """RULES.md 5.4: put a hand card that may enter the empty target there; True if placed."""
+    if digit == s.cpu:
+        return cpu_print(s, digit, line, col)
     index, row = choose_card(s, digit, s.hand[digit], s.hand_len[digit], line, col)
     if index < 0:
         return False
@@ -204,12 +211,34 @@ def print_card(s, digit, line, col):
     if s.error:
         return False
     hand_remove(s, digit, index)
+    put_down(s, digit, cid, direction, line, col)
+    return True
+
+
+@kernel
+def cpu_print(s, digit, line, col):
+    """RULES.md 8: a CPU PRINT prints the next card of its pile, if that card may enter."""
+    if s.pile_top[digit] >= s.pile_len[digit]:
+        return False
+    cid = s.pile[digit, s.pile_top[digit]]
+    if not can_enter(s, line, col, cid):
+        return False
+    direction = choose_dir(s, digit, cid, -1)
+    s.pile_top[digit] += 1
+    put_down(s, digit, cid, direction, line, col)
+    return True
+
+
+@kernel
+def put_down(s, digit, cid, direction, line, col):
+    """A card from a hand (or the CPU's pile) into the display with the player's digit up."""
     s.face[cid] = digit
     s.dirn[cid] = direction
     s.by[cid] = digit
     s.played[digit, s.kind[cid]] += 1
     place(s, cid, line, col)
-    return True
+    if s.policy[digit] == POLICY_PATH:
+        note_placed(s, cid, line)
 
 
 @kernel
@@ -228,4 +257,6 @@ def paste_card(s, digit, line, col):
     s.dirn[cid] = direction
     s.by[cid] = digit
     place(s, cid, line, col)
+    if s.policy[digit] == POLICY_PATH:
+        note_placed(s, cid, line)
     return True

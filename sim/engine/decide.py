@@ -1,8 +1,9 @@
 """Decisions inside a turn: directions, and the PRINT, PASTE and GOSUB sub-decisions.
 
-Each seat is driven by a policy: the canonical random strategy (RULES.md 9) or a
-script of pre-set choices (used by rule scenarios). Options are enumerated in a
-fixed order so a choice is an index.
+Each seat is driven by a policy: the canonical random strategy (RULES.md 9), a
+script of pre-set choices (used by rule scenarios), or a path of option indexes (the
+CPU's ranked choices, RULES.md 8). Options are enumerated in a fixed order (directions
+L R U D, lines top to bottom, cut cards oldest first) so a choice is an index.
 """
 
 from __future__ import annotations
@@ -10,8 +11,17 @@ from __future__ import annotations
 from sim.cards import AXIS_H, AXIS_NONE, DIR_NONE, LEFT, UP
 from sim.engine.board import can_enter, leftmost_empty
 from sim.engine.jit import kernel
+from sim.engine.paths import path_choice
 from sim.engine.rng import strategy_int
-from sim.engine.state import ERR_ILLEGAL, POLICY_RANDOM, SCRIPT_LINE
+from sim.engine.state import ERR_ILLEGAL, POLICY_RANDOM, POLICY_SCRIPT, SCRIPT_LINE
+
+
+@kernel
+def pick(s, digit, n):
+    """The chosen one of n options, for the random and the path-following policies."""
+    if s.policy[digit] == POLICY_RANDOM:
+        return strategy_int(s, digit, n)
+    return path_choice(s, n)
 
 
 @kernel
@@ -65,8 +75,8 @@ def script_matches(s, row, cid):
 @kernel
 def choose_dir(s, digit, cid, row):
     """A direction for a card: uniform for random, from the script row otherwise."""
-    if s.policy[digit] == POLICY_RANDOM:
-        return nth_dir(s, cid, strategy_int(s, digit, n_dirs(s, cid)))
+    if s.policy[digit] != POLICY_SCRIPT:
+        return nth_dir(s, cid, pick(s, digit, n_dirs(s, cid)))
     direction = s.script[row, 3]
     if not dir_allowed(s, cid, direction):
         s.error = ERR_ILLEGAL
@@ -83,8 +93,8 @@ def choose_card(s, digit, cards, n, line, col):
             options += 1
     if options == 0:
         return -1, -1
-    if s.policy[digit] == POLICY_RANDOM:
-        k = strategy_int(s, digit, options)
+    if s.policy[digit] != POLICY_SCRIPT:
+        k = pick(s, digit, options)
         for i in range(n):
             if can_enter(s, line, col, cards[i]):
                 if k == 0:
@@ -117,8 +127,8 @@ def choose_gosub_line(s, digit, cid):
             options += 1
     if options == 0:
         return -1
-    if s.policy[digit] == POLICY_RANDOM:
-        k = strategy_int(s, digit, options)
+    if s.policy[digit] != POLICY_SCRIPT:
+        k = pick(s, digit, options)
         for line in range(s.lines):
             if gosub_line_ok(s, line, cid):
                 if k == 0:

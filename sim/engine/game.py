@@ -6,6 +6,7 @@ import numpy as np
 
 from sim.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.board import place
+from sim.engine.cpu import cpu_turn
 from sim.engine.hands import draw
 from sim.engine.jit import entry, kernel
 from sim.engine.rng import advance, chance_int, mix
@@ -13,6 +14,7 @@ from sim.engine.score import controller
 from sim.engine.state import (
     MAX_LINES,
     NO_CARD,
+    NO_CPU,
     ONGOING,
     POLICY_RANDOM,
 )
@@ -58,6 +60,8 @@ def clear(s, lines, capacity, free):
     s.error = 0
     s.script_len = 0
     s.script_pos = 0
+    s.cpu = NO_CPU
+    s.cpu_log_len = 0
 
 
 @kernel
@@ -79,6 +83,8 @@ def deal(s, kinds, axes, first_option):
     first = first_option if first_option >= 0 else chance_int(s, 2)
     s.first = first
     s.mover = first
+    if s.cpu_level > 0:  # solo mode: the CPU always plays second (RULES.md 8)
+        s.cpu = 1 - first
     for digit in range(2):
         start = -1
         size = 0
@@ -102,8 +108,9 @@ def deal(s, kinds, axes, first_option):
         s.pile_len[digit] = size
         place(s, start, 0 if digit == first else 1, 0)
     for digit in range(2):
-        for _ in range(HAND_SIZE):
-            draw(s, digit)
+        if digit != s.cpu:  # the CPU has no hand
+            for _ in range(HAND_SIZE):
+                draw(s, digit)
 
 
 @kernel
@@ -132,6 +139,9 @@ def record(s, out, cards):
     if zero != one:
         out[R_OUTCOME] = OUTCOME_POINTS
         out[R_WINNER] = WIN_FIRST if out[R_SCORE_FIRST] > out[R_SCORE_SECOND] else WIN_SECOND
+    elif s.cpu >= 0:  # solo: equal scores lose for the CPU, with no deciding line
+        out[R_OUTCOME] = OUTCOME_TIEBREAK
+        out[R_WINNER] = WIN_FIRST
     elif zero == 0:
         out[R_OUTCOME] = OUTCOME_DRAW
         out[R_WINNER] = DRAW
@@ -186,9 +196,17 @@ def has_card(s, line, start, stop):
 
 
 @kernel
-def setup(s, kinds, axes, lines, capacity, free, first_option, seed):
-    """A new game in s, ready for the first turn, both seats on the random policy."""
+def setup(s, kinds, axes, lines, capacity, free, first_option, cpu_level, cpu_numeric, seed):
+    """A new game in s, ready for the first turn; the human seats on the random policy.
+
+    cpu_level 1-4 makes the second seat the CPU card (0: no CPU).
+    """
     clear(s, lines, capacity, free)
+    s.cpu_level = cpu_level
+    s.cpu_numeric = cpu_numeric
+    s.cpu_side = 0  # NOT WINNING
+    s.cpu_step = cpu_level
+    s.cpu_first = 1
     seed_streams(s, seed)
     s.policy[0] = POLICY_RANDOM
     s.policy[1] = POLICY_RANDOM
@@ -196,11 +214,28 @@ def setup(s, kinds, axes, lines, capacity, free, first_option, seed):
 
 
 @entry
-def play_games(s, kinds, axes, lines, capacity, free, first_option, seeds, out, cards):
-    """Play one random-vs-random game per seed; a result row in out and counts in cards."""
+def play_games(
+    s,
+    kinds,
+    axes,
+    lines,
+    capacity,
+    free,
+    first_option,
+    cpu_level,
+    cpu_numeric,
+    seeds,
+    out,
+    cards,
+):
+    """Play one game per seed (random vs random, or random vs the CPU); a result row in out
+    and card counts in cards."""
     for g in range(seeds.shape[0]):
-        setup(s, kinds, axes, lines, capacity, free, first_option, seeds[g])
+        setup(s, kinds, axes, lines, capacity, free, first_option, cpu_level, cpu_numeric, seeds[g])
         while s.ended == ONGOING and s.error == 0:
-            random_turn(s)
+            if s.mover == s.cpu:
+                cpu_turn(s)
+            else:
+                random_turn(s)
         record(s, out[g], cards[g])
     return 0

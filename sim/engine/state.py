@@ -26,7 +26,9 @@ END_REASONS = ("", "run", "deck_out", "stalled", "cpu_out")
 OK, ERR_ILLEGAL, ERR_OVERFLOW = 0, 1, 2
 
 # policies a seat can be driven by inside the compiled loop
-POLICY_RANDOM, POLICY_SCRIPT = 0, 1
+POLICY_RANDOM, POLICY_SCRIPT, POLICY_PATH = 0, 1, 2
+MAX_DEPTH = 8  # decisions in one CPU card's chain (its direction and every nested choice)
+NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 
 STATE_DTYPE = np.dtype(
@@ -78,6 +80,21 @@ STATE_DTYPE = np.dtype(
         ("drawn", np.uint8, (2, N_KINDS)),
         ("played", np.uint8, (2, N_KINDS)),
         ("effect", np.uint8, (2, N_KINDS)),
+        # solo mode (RULES.md 8): the CPU's digit (NO_CPU without one) and its card's state
+        ("cpu", np.int8),
+        ("cpu_level", np.int8),
+        ("cpu_numeric", np.int8),
+        ("cpu_side", np.int8),  # 1 WINNING, 0 NOT WINNING
+        ("cpu_step", np.int8),
+        ("cpu_first", np.uint8),  # its first turn is still to come
+        ("cpu_log", np.int16, (MAX_LINES * 8, 2)),  # this CPU turn's placements: card id, line
+        ("cpu_log_len", np.int16),
+        # a decision path being followed or explored (POLICY_PATH), with a snapshot per decision
+        ("path", np.int8, (MAX_DEPTH,)),
+        ("path_pos", np.int8),
+        ("path_options", np.int8, (MAX_DEPTH,)),
+        ("snap_line", np.int8, (MAX_DEPTH, MAX_CARDS)),  # card's line at the decision, -1 if none
+        ("snap_own", np.uint8, (MAX_DEPTH, MAX_CARDS)),  # card then showed the CPU's digit
     ],
     align=True,
 )

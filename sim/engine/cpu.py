@@ -1,0 +1,397 @@
+"""Solo mode (RULES.md 8): the CPU card as an opponent.
+
+The CPU plays the top card of its pile into lines its card names. Each card's
+direction, and every choice in the chain it starts, is found by trying every
+decision path on a copy of the game and ranking where it leads; the chosen path is
+then replayed on the real game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.cards import CONT
+from sim.engine.board import can_enter, is_shut, place
+from sim.engine.commands import execute
+from sim.engine.decide import n_dirs, nth_dir
+from sim.engine.jit import DISABLED, kernel
+from sim.engine.paths import note_placed, path_choice
+from sim.engine.score import controller, scores
+from sim.engine.state import (
+    END_CPU_OUT,
+    END_RUN,
+    END_STALLED,
+    ERR_OVERFLOW,
+    MAX_CARDS,
+    MAX_DEPTH,
+    NO_CARD,
+    POLICY_PATH,
+    STATE_DTYPE,
+)
+from sim.engine.turn import line_masks
+
+WINNING, NOT_WINNING = 1, 0
+MAX_PATHS = 256
+N_FEATURES = 5  # winning, human not ahead, net good moves, no own card lost, margin
+
+
+def _scratch_py():
+    return np.zeros(1, dtype=STATE_DTYPE).view(np.recarray)
+
+
+@kernel
+def _scratch_jit():
+    return np.zeros(1, dtype=STATE_DTYPE)
+
+
+# A one-record array to copy states into. Keep the array itself alive while its record is
+# used: a numba record does not hold a reference to the array it lives in.
+scratch_state = _scratch_py if DISABLED else _scratch_jit
+
+
+@kernel
+def cpu_scores(s):
+    """(CPU's score, human's score)."""
+    zero, one = scores(s)
+    return (one, zero) if s.cpu == 1 else (zero, one)
+
+
+@kernel
+def active_lines(s, cid):
+    """Bitmask of the lines open (4.1) to the CPU's top card."""
+    plain, cont = line_masks(s)
+    return plain | cont if s.kind[cid] == CONT else plain
+
+
+@kernel
+def cpu_controls(s):
+    mask = 0
+    for line in range(s.lines):
+        if controller(s, line) == s.cpu:
+            mask |= 1 << line
+    return mask
+
+
+@kernel
+def human_controls(s):
+    mask = 0
+    for line in range(s.lines):
+        who = controller(s, line)
+        if who >= 0 and who != s.cpu:
+            mask |= 1 << line
+    return mask
+
+
+@kernel
+def bottom_most(mask, rank):
+    """The rank-th (0 = first) set line counting from the bottom, or -1."""
+    for line in range(7, -1, -1):
+        if mask & (1 << line):
+            if rank == 0:
+                return line
+            rank -= 1
+    return -1
+
+
+@kernel
+def top_most(mask, rank):
+    for line in range(8):
+        if mask & (1 << line):
+            if rank == 0:
+                return line
+            rank -= 1
+    return -1
+
+
+@kernel
+def lowest(s, mask, rank):
+    """RULES.md 8: 'lowest' is the bottom line (glossary) or the top one (numeric)."""
+    return top_most(mask, rank) if s.cpu_numeric else bottom_most(mask, rank)
+
+
+@kernel
+def highest(s, mask, rank):
+    return bottom_most(mask, rank) if s.cpu_numeric else top_most(mask, rank)
+
+
+@kernel
+def top_card(s):
+    """The CPU's top card, or NO_CARD when its pile is empty."""
+    digit = s.cpu
+    if s.pile_top[digit] >= s.pile_len[digit]:
+        return NO_CARD
+    return s.pile[digit, s.pile_top[digit]]
+
+
+@kernel
+def update_card(s):
+    """RULES.md 8: flip to the right side at the level's first step, or advance one step."""
+    if s.cpu_first:
+        s.cpu_first = 0
+        return
+    cpu, human = cpu_scores(s)
+    side = WINNING if cpu > human else NOT_WINNING
+    if side != s.cpu_side:
+        s.cpu_side = side
+        s.cpu_step = s.cpu_level
+    elif s.cpu_step < 4:
+        s.cpu_step += 1
+
+
+@kernel
+def cpu_turn(s):
+    """One whole CPU turn: update the card, follow its instruction, then the fallback."""
+    update_card(s)
+    s.cpu_log_len = 0
+    if top_card(s) == NO_CARD:
+        s.ended = END_CPU_OUT
+        return
+    if s.cpu_side == WINNING:
+        follow_winning(s, s.cpu_step)
+    else:
+        follow_not_winning(s, s.cpu_step)
+    if s.ended == 0 and s.cpu_log_len == 0:
+        fallback(s)
+    if s.cpu_log_len == 0:
+        s.forced_line = -1  # a forced slot the CPU could not use lapses with its turn
+    s.passed[s.cpu] = s.cpu_log_len == 0
+    s.turns += 1
+    if s.ended == 0:
+        if s.passed[0] and s.passed[1]:
+            s.ended = END_STALLED
+        else:
+            s.mover = 1 - s.cpu
+
+
+@kernel
+def follow_winning(s, step):
+    cid = top_card(s)
+    active = active_lines(s, cid)
+    if step == 1:
+        play_into(s, lowest(s, active, 0))
+    elif step == 2:
+        first, second = lowest(s, active, 1), lowest(s, active, 0)
+        if first >= 0:
+            play_into(s, first)
+        play_into(s, second)
+    elif step == 3:
+        for line in range(s.lines):
+            cid = top_card(s)
+            if s.ended or cid == NO_CARD:
+                break
+            if active_lines(s, cid) & ~human_controls(s) & (1 << line):
+                play_into(s, line)
+    else:
+        line = lowest(s, active, 0)
+        play_into(s, line)
+        play_into(s, line)
+
+
+@kernel
+def follow_not_winning(s, step):
+    cid = top_card(s)
+    losing = active_lines(s, cid) & ~cpu_controls(s)
+    if step == 1:
+        play_into(s, highest(s, losing, 0))
+    elif step == 2:
+        first, second = highest(s, losing, 0), highest(s, losing, 1)
+        play_into(s, first)
+        if second >= 0:
+            play_into(s, second)
+    elif step == 3:
+        for line in range(s.lines):
+            cid = top_card(s)
+            if s.ended or cid == NO_CARD:
+                break
+            if active_lines(s, cid) & ~cpu_controls(s) & (1 << line):
+                play_into(s, line)
+    else:
+        line = lowest(s, losing, 0)
+        while line >= 0 and s.ended == 0 and controller(s, line) != s.cpu:
+            if top_card(s) == NO_CARD:
+                s.ended = END_CPU_OUT
+                return
+            if not play_into(s, line):
+                return
+
+
+@kernel
+def fallback(s):
+    """RULES.md 8: one card in the first legal line of the instruction's order."""
+    cid = top_card(s)
+    active = active_lines(s, cid)
+    if s.cpu_side == WINNING:
+        play_into(s, lowest(s, active, 0))
+    else:
+        play_into(s, highest(s, active, 0))
+
+
+@kernel
+def play_into(s, line):
+    """Place the top card in a named line (or the pending forced slot); False if it cannot."""
+    if s.ended:
+        return False
+    cid = top_card(s)
+    if cid == NO_CARD:
+        s.ended = END_CPU_OUT
+        return False
+    if s.cpu_log_len == 0 and s.forced_line >= 0:
+        f_line, f_col = s.forced_line, s.forced_col
+        s.forced_line = -1
+        if can_enter(s, f_line, f_col, cid):
+            return place_ranked(s, cid, f_line, f_col)
+    if line < 0 or not active_lines(s, cid) & (1 << line):
+        return False
+    col = s.width[line] if is_shut(s, line) else s.gap[line]
+    return place_ranked(s, cid, line, col)
+
+
+@kernel
+def place_ranked(s, cid, line, col):
+    """Place the top card at (line, col) with the best-ranked decision path, and resolve it."""
+    best = best_path(s, cid, line, col)
+    if s.error:
+        return False
+    s.path[:] = best
+    lay_card(s, cid, line, col)
+    s.cpu_log[s.cpu_log_len, 0] = cid
+    s.cpu_log[s.cpu_log_len, 1] = line
+    s.cpu_log_len += 1
+    if s.count[s.lines - 1] >= s.capacity:
+        s.ended = END_RUN
+    return True
+
+
+@kernel
+def lay_card(s, cid, line, col):
+    """Draw the top card and play it along s.path: its direction is the path's first step."""
+    digit = s.cpu
+    s.policy[digit] = POLICY_PATH
+    s.path_pos = 0
+    from_path = path_direction(s, cid)
+    s.pile_top[digit] += 1
+    s.face[cid] = digit
+    s.dirn[cid] = from_path
+    s.by[cid] = digit
+    s.played[digit, s.kind[cid]] += 1
+    place(s, cid, line, col)
+    note_placed(s, cid, line)
+    execute(s, digit, line, col)
+
+
+@kernel
+def path_direction(s, cid):
+    return nth_dir(s, cid, path_choice(s, n_dirs(s, cid)))
+
+
+@kernel
+def best_path(s, cid, line, col):
+    """Try every decision path of this card on copies; the path the ranking picks."""
+    paths = np.zeros((MAX_PATHS, MAX_DEPTH), dtype=np.int8)
+    lengths = np.zeros(MAX_PATHS, dtype=np.int64)
+    features = np.zeros((MAX_PATHS, MAX_DEPTH, N_FEATURES), dtype=np.int64)
+    current = np.zeros(MAX_DEPTH, dtype=np.int8)
+    scratch = scratch_state()
+    n = 0
+    while True:
+        if n >= MAX_PATHS:
+            s.error = ERR_OVERFLOW
+            return current
+        scratch[0] = s
+        t = scratch[0]
+        t.path[:] = current
+        lay_card(t, cid, line, col)
+        depth = t.path_pos
+        paths[n] = current
+        lengths[n] = depth
+        rank_leaf(t, depth, features[n])
+        n += 1
+        if not advance(current, t.path_options, depth):
+            break
+    return paths[choose_leaf(paths, lengths, features, n)]
+
+
+@kernel
+def advance(current, options, depth):
+    """Next path in lexicographic order (an odometer over the decisions taken); False at end."""
+    for j in range(depth - 1, -1, -1):
+        if current[j] + 1 < options[j]:
+            current[j] += 1
+            current[j + 1 :] = 0
+            return True
+    return False
+
+
+@kernel
+def rank_leaf(t, depth, out):
+    """The ranking features of a finished path, seen from each of its decisions."""
+    cpu, human = cpu_scores(t)
+    final_line = np.full(MAX_CARDS, -1, dtype=np.int64)
+    for line in range(t.lines):
+        for col in range(t.width[line]):
+            cid = t.grid[line, col]
+            if cid != NO_CARD:
+                final_line[cid] = line
+    for d in range(depth):
+        net = 0
+        lost = 0
+        for cid in range(t.n_cards):
+            before = t.snap_line[d, cid]
+            if before < 0:
+                continue
+            own = t.snap_own[d, cid]
+            after = final_line[cid]
+            if own and (after < 0 or t.face[cid] != t.cpu):
+                lost = 1
+            if after >= 0 and after != before:
+                down = after > before
+                net += 1 if down == bool(own) else -1
+        out[d, 0] = cpu > human
+        out[d, 1] = human <= cpu
+        out[d, 2] = net
+        out[d, 3] = 1 - lost
+        out[d, 4] = cpu - human
+
+
+@kernel
+def better(features, a, b, depth):
+    """Whether leaf a ranks strictly above leaf b at a decision depth (RULES.md 8, ranks 1-5)."""
+    for k in range(N_FEATURES):
+        if features[a, depth, k] != features[b, depth, k]:
+            return features[a, depth, k] > features[b, depth, k]
+    return False
+
+
+@kernel
+def choose_leaf(paths, lengths, features, n):
+    """Bottom-up: at each decision keep its best child's chosen leaf; ties go to the
+    earlier option (rank 6: the fixed order)."""
+    alive = np.ones(n, dtype=np.bool_)
+    for depth in range(MAX_DEPTH - 1, -1, -1):
+        i = 0
+        while i < n:
+            if lengths[i] <= depth:
+                i += 1
+                continue
+            k = i
+            while k < n and lengths[k] > depth and same_prefix(paths, i, k, depth):
+                k += 1
+            best = -1
+            for m in range(i, k):
+                if alive[m] and (best < 0 or better(features, m, best, depth)):
+                    best = m
+            for m in range(i, k):
+                alive[m] = m == best
+            i = k
+    for m in range(n):
+        if alive[m]:
+            return m
+    return 0
+
+
+@kernel
+def same_prefix(paths, a, b, length):
+    for j in range(length):
+        if paths[a, j] != paths[b, j]:
+            return False
+    return True

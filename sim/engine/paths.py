@@ -1,0 +1,43 @@
+"""Decision paths: following a pre-chosen sequence of option indexes through a chain, and
+remembering the display at each decision so the CPU can rank what an option led to."""
+
+from __future__ import annotations
+
+from sim.engine.jit import kernel
+from sim.engine.state import ERR_OVERFLOW, MAX_DEPTH, NO_CARD
+
+
+@kernel
+def path_choice(s, n):
+    """The option the path takes at the next decision (which offers n options)."""
+    depth = s.path_pos
+    if depth >= MAX_DEPTH:
+        s.error = ERR_OVERFLOW
+        return 0
+    snapshot(s, depth)
+    s.path_options[depth] = n
+    s.path_pos += 1
+    choice = s.path[depth]
+    return choice if choice < n else 0
+
+
+@kernel
+def snapshot(s, depth):
+    """Each card's line and whether it shows the CPU's digit, as the decision is made."""
+    s.snap_line[depth, :] = -1
+    s.snap_own[depth, :] = 0
+    for line in range(s.lines):
+        for col in range(s.width[line]):
+            cid = s.grid[line, col]
+            if cid != NO_CARD:
+                s.snap_line[depth, cid] = line
+                s.snap_own[depth, cid] = s.face[cid] == s.cpu
+
+
+@kernel
+def note_placed(s, cid, line):
+    """A card placed during a followed path counts, from every earlier decision's point of
+    view, as having been on the display from the start (so its later fate is ranked)."""
+    for depth in range(s.path_pos):
+        s.snap_line[depth, cid] = line
+        s.snap_own[depth, cid] = s.face[cid] == s.cpu
