@@ -92,8 +92,10 @@ def open_run(path: Path) -> RunFolder:
         raise RunFolderError(
             f"{path} is not a run folder (no readable manifest.json); make one with `sim run`"
         ) from None
+    if not isinstance(manifest, dict):
+        raise RunFolderError(f"{path}/manifest.json is not a run manifest")
     parts = sorted((path / "games").glob("*.parquet"))
-    if not isinstance(manifest, dict) or not parts:
+    if not parts:
         raise RunFolderError(f"{path}: no games on disk yet (games/*.parquet)")
     games = _read(parts, path, "games")
     missing = [c for c in REQUIRED if c not in games.columns]
@@ -183,9 +185,9 @@ class Mean:
 def too_small(n: int, low: float = 0.0, high: float = 0.0) -> str:
     """A plain note when n or the interval width is too small to tell; '' otherwise."""
     if n < MIN_GAMES:
-        return f"too small to tell (n = {n:,} < {MIN_GAMES})"
+        return f"too small to tell: n = {n:,}"
     if high - low > WIDE_INTERVAL:
-        return f"too small to tell (interval {100 * (high - low):.0f} points wide)"
+        return f"too small to tell: {100 * (high - low):.0f}-point interval"
     return ""
 
 
@@ -194,6 +196,8 @@ def too_small(n: int, low: float = 0.0, high: float = 0.0) -> str:
 
 @dataclass(frozen=True)
 class TiebreakLine:
+    """A line that decided tie-breaks, and how often the first seat won them."""
+
     line: int
     decided: Proportion  # tie-breaks this line decided, of all tie-breaks
     first_won: Proportion  # of those, won by the first seat
@@ -201,6 +205,8 @@ class TiebreakLine:
 
 @dataclass(frozen=True)
 class LineControl:
+    """Who controlled a line at the end, over a cell's games."""
+
     line: int
     first: Proportion
     second: Proportion
@@ -209,6 +215,8 @@ class LineControl:
 
 @dataclass(frozen=True)
 class CardStats:
+    """One card kind for one strategy: draws, plays and win rates."""
+
     strategy: str
     kind: str
     seat_games: int  # one per game and seat
@@ -221,6 +229,8 @@ class CardStats:
 
 @dataclass(frozen=True)
 class CellSummary:
+    """Everything `sim summary` shows for one config and match-up."""
+
     config: str
     matchup: str
     games: int
@@ -306,7 +316,9 @@ def _tiebreaks(frame: pl.DataFrame) -> list[TiebreakLine]:
         first = _count(on_line, pl.col("winner") == "first")
         rows.append(
             TiebreakLine(
-                int(line), Proportion(on_line.height, ties.height), Proportion(first, on_line.height)
+                int(line),
+                Proportion(on_line.height, ties.height),
+                Proportion(first, on_line.height),
             )
         )
     return rows
@@ -330,9 +342,7 @@ def _control(frame: pl.DataFrame, lines: list[int]) -> list[LineControl]:
     return rows
 
 
-def _card_stats(
-    games: pl.DataFrame, cards: pl.DataFrame
-) -> dict[tuple[str, str], list[CardStats]]:
+def _card_stats(games: pl.DataFrame, cards: pl.DataFrame) -> dict[tuple[str, str], list[CardStats]]:
     """Per config, match-up, strategy and card kind: draws, plays, and the seat's win rate."""
     keys = ["config", "matchup", "game"]
     joined = cards.join(games.select(*keys, "winner"), on=keys, how="inner").with_columns(
@@ -379,7 +389,7 @@ def pct(x: float) -> str:
 def rate_text(p: Proportion) -> str:
     """'51.2% [50.5, 51.9]' for a proportion with its interval."""
     if not p.n:
-        return "— (no games)"
+        return "—"
     low, high = p.interval
     return f"{pct(p.rate)} [{100 * low:.1f}, {100 * high:.1f}]"
 

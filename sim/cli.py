@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -22,7 +22,7 @@ app.add_typer(configs_app, name="configs")
 app.add_typer(rules_app, name="rules")
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """One clear line on stderr and a non-zero exit: the answer to every user mistake."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(1)
@@ -298,6 +298,62 @@ def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet)
             bar.update(task, completed=done, rate=rate)
 
         return execute(plan, out, workers, backend, scheduler, overwrite, progress=update)
+
+
+@app.command()
+def solo(
+    config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
+    games: Annotated[int, typer.Option(help="Games per level and strategy", min=1)] = 20_000,
+    seed: Annotated[int, typer.Option(help="Master seed", min=0)] = 0,
+) -> None:
+    """Solo mode: each CPU level (1-4) against each strategy as the human.
+
+    Shows the human's win rate with a 95% interval, why games end, and their length.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from reports.solo import humans, solo_row
+
+    cfg = load_config(config)
+    table = Table(
+        "level",
+        "human",
+        "games",
+        "human wins",
+        "95% interval",
+        "end reasons",
+        "mean turns",
+        title=f"One Zero One solo mode, config {cfg.name} ({cfg.hash}), seed {seed}",
+    )
+    for level in (1, 2, 3, 4):
+        for human in humans():
+            row = solo_row(cfg, human, level, games, seed)
+            ends = ", ".join(f"{k} {v:.1%}" for k, v in row.ends.items() if v)
+            table.add_row(
+                str(level),
+                human,
+                f"{row.games:,}",
+                f"{row.rate:.2%}",
+                f"{row.low:.2%} - {row.high:.2%}",
+                ends,
+                f"{row.mean_turns:.1f}",
+            )
+    Console(width=140).print(table)
+    if games < 1000:
+        typer.echo(f"note: {games} games per row is too few to tell levels apart reliably")
+
+
+def _register_report_commands() -> None:
+    """The analyses live in reports/ (summary, compare, sprt, card-impact, report); their
+    heavy imports stay inside the commands."""
+    from reports import cli_analysis, cli_runs
+
+    cli_runs.register(app)
+    cli_analysis.register(app)
+
+
+_register_report_commands()
 
 
 def main() -> None:

@@ -30,20 +30,22 @@ class Turn:
     number: int
     digit: int
     hand: list[Card]
-    card: Card | None  # None: a pass
+    card: Card | None  # None: a pass (or a CPU turn: see placed)
     line: int
     direction: int
+    placed: tuple[tuple[Card, int], ...] = ()  # a CPU turn's cards as they lie, with lines
+    cpu_card: str = ""  # the CPU card's side and step for that turn
 
 
 def start(config: Config, seed: int, cpu_level: int = 0):
     """A state holding a freshly dealt game (with the CPU in the second seat if cpu_level)."""
     s = new_state()
-    setup(s, *config.engine_args(cpu_level), np.uint64(seed))
+    setup(s, *config.engine_args(cpu_level), np.uint64(seed), 0)
     return s
 
 
 def play_batch(
-    config: Config, seeds: np.ndarray, s=None, cpu_level: int = 0
+    config: Config, seeds: np.ndarray, s=None, cpu_level: int = 0, swapped=None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play random vs random games, one per seed, in one compiled call.
 
@@ -57,7 +59,8 @@ def play_batch(
     out = np.zeros((len(seeds), RESULT_WIDTH), dtype=np.int32)
     cards = np.zeros((len(seeds), 2, N_KINDS, 3), dtype=np.uint8)
     state = new_state() if s is None else s
-    play_games(state, *config.engine_args(cpu_level), seeds, out, cards)
+    flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
+    play_games(state, *config.engine_args(cpu_level), seeds, flags, out, cards)
     return out, cards
 
 
@@ -65,6 +68,9 @@ def turns(s, seed: int = 0) -> Iterator[Turn]:
     """Play the game in s to its end with the random strategy, yielding each turn after it."""
     while s.ended == ONGOING:
         digit = int(s.mover)
+        if digit == s.cpu:
+            yield cpu_turn_of(s, seed)
+            continue
         hand = hand_cards(s, digit)
         forced = begin_turn(s, digit)
         index, line, direction = random_input(s, digit, forced)
@@ -75,6 +81,22 @@ def turns(s, seed: int = 0) -> Iterator[Turn]:
             raise EngineError(f"game seed {seed}: the engine hit a fixed limit (error {s.error})")
         card = hand[int(index)] if index >= 0 else None
         yield Turn(int(s.turns), digit, hand, card, int(line), int(direction))
+
+
+def cpu_turn_of(s, seed: int) -> Turn:
+    """Play the CPU's turn; its cards as they lie after the turn, with their lines."""
+    from sim.engine.cpu import cpu_turn
+    from sim.position import card_at
+
+    cpu_turn(s)
+    if s.error != OK:
+        raise EngineError(f"game seed {seed}: the engine hit a fixed limit (error {s.error})")
+    placed = tuple(
+        (card_at(s, int(s.cpu_log[i, 0]), True), int(s.cpu_log[i, 1]))
+        for i in range(int(s.cpu_log_len))
+    )
+    side = "WINNING" if s.cpu_side else "NOT WINNING"
+    return Turn(int(s.turns), int(s.cpu), [], None, -1, 0, placed, f"{side} {int(s.cpu_step)}")
 
 
 def end_reason(s) -> str | None:

@@ -9,6 +9,7 @@ from sim.cards import DIR_SYMBOLS
 from sim.config import Config
 from sim.engine.score import scores
 from sim.notation import MARK, render_card
+from sim.players import cpu_level, parse_players
 from sim.position import display_rows
 
 
@@ -23,7 +24,8 @@ def board_text(s) -> str:
 
 
 def print_game(config: Config, seed: int, players: str) -> None:
-    s = game.start(config, seed)
+    first_spec, second_spec = parse_players(players)
+    s = game.start(config, seed, cpu_level(second_spec, config.rules.cpu_level))
     first = int(s.first)
     seat = {first: "first", 1 - first: "second"}
     typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {players}")
@@ -31,7 +33,13 @@ def print_game(config: Config, seed: int, players: str) -> None:
     typer.echo(board_text(s))
     for turn in game.turns(s, seed):
         hand = " ".join(render_card(c, False) for c in turn.hand) or "(empty)"
-        if turn.card is None:
+        if turn.cpu_card:
+            cards = "; ".join(
+                f"{render_card(card, True)} on {10 * (line + 1)}" for card, line in turn.placed
+            )
+            move = f"CPU card on {turn.cpu_card}: " + (cards or "places nothing")
+            hand = "no hand"
+        elif turn.card is None:
             move = "passes"
         else:
             move = f"plays {render_card(turn.card, False)} on {10 * (turn.line + 1)}"
@@ -41,12 +49,12 @@ def print_game(config: Config, seed: int, players: str) -> None:
         typer.echo(board_text(s))
         typer.echo(f"  score 0: {zero}  1: {one}")
     zero, one = scores(s)
-    winner = (
-        "draw"
-        if zero == one == 0
-        else "tie-break"
-        if zero == one
-        else f"digit {0 if zero > one else 1}"
-    )
+    if zero != one:
+        winner = f"digit {0 if zero > one else 1}"
+    elif s.cpu >= 0:
+        winner = f"digit {1 - int(s.cpu)} (equal scores lose for the CPU)"
+    else:
+        winner = "draw" if zero == 0 else "tie-break"
+
     ended = f"ended: {game.end_reason(s)} after {int(s.turns)} turns"
     typer.echo(f"\n{ended}; score 0: {zero}  1: {one}; winner: {winner}")

@@ -65,14 +65,21 @@ def clear(s, lines, capacity, free):
 
 
 @kernel
-def seed_streams(s, seed):
-    """Split one game seed into the deal's stream and each digit's strategy stream."""
+def seed_streams(s, seed, swapped):
+    """Split one game seed into the deal's stream and each digit's strategy stream.
+
+    The second game of a seat-swapped pair keeps the deal but gets other strategy
+    streams, so two copies of one strategy do not simply replay the first game.
+    """
     x = advance(np.uint64(seed))
     s.chance = mix(x)
-    x = advance(x)
+    x = advance(x ^ (np.uint64(swapped) * _SWAP_SALT))
     s.srng[0] = mix(x)
     x = advance(x)
     s.srng[1] = mix(x)
+
+
+_SWAP_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
 @kernel
@@ -196,7 +203,9 @@ def has_card(s, line, start, stop):
 
 
 @kernel
-def setup(s, kinds, axes, lines, capacity, free, first_option, cpu_level, cpu_numeric, seed):
+def setup(
+    s, kinds, axes, lines, capacity, free, first_option, cpu_level, cpu_numeric, seed, swapped
+):
     """A new game in s, ready for the first turn; the human seats on the random policy.
 
     cpu_level 1-4 makes the second seat the CPU card (0: no CPU).
@@ -207,7 +216,7 @@ def setup(s, kinds, axes, lines, capacity, free, first_option, cpu_level, cpu_nu
     s.cpu_side = 0  # NOT WINNING
     s.cpu_step = cpu_level
     s.cpu_first = 1
-    seed_streams(s, seed)
+    seed_streams(s, seed, swapped)
     s.policy[0] = POLICY_RANDOM
     s.policy[1] = POLICY_RANDOM
     deal(s, kinds, axes, first_option)
@@ -225,13 +234,26 @@ def play_games(
     cpu_level,
     cpu_numeric,
     seeds,
+    swapped,
     out,
     cards,
 ):
     """Play one game per seed (random vs random, or random vs the CPU); a result row in out
     and card counts in cards."""
     for g in range(seeds.shape[0]):
-        setup(s, kinds, axes, lines, capacity, free, first_option, cpu_level, cpu_numeric, seeds[g])
+        setup(
+            s,
+            kinds,
+            axes,
+            lines,
+            capacity,
+            free,
+            first_option,
+            cpu_level,
+            cpu_numeric,
+            seeds[g],
+            swapped[g],
+        )
         while s.ended == ONGOING and s.error == 0:
             if s.mover == s.cpu:
                 cpu_turn(s)

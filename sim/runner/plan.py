@@ -28,6 +28,12 @@ class Cell:
     config: Config
     a: str
     b: str
+    swapped_pairs: bool = True
+
+    @property
+    def swap(self) -> bool:
+        """Seat-swapped pairs, unless the CPU plays: it always takes the second seat."""
+        return self.swapped_pairs and not self.b.startswith("cpu")
 
     @property
     def matchup(self) -> str:
@@ -59,7 +65,7 @@ class RunPlan:
 
     def cells(self) -> list[Cell]:
         return [
-            Cell(i * len(self.matchups) + j, config, a, b)
+            Cell(i * len(self.matchups) + j, config, a, b, self.swap)
             for i, config in enumerate(self.configs)
             for j, (a, b) in enumerate(self.matchups)
         ]

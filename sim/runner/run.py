@@ -55,10 +55,8 @@ def execute(
     chunks = plan.chunks()
     todo = [c for c in chunks if not storage.chunk_done(out, c.name)]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
-    keys = {
-        cell.index: cell_key(plan.seed, cell.config.hash, cell.matchup) for cell in plan.cells()
-    }
-    tasks = [Task(str(out), plan.run_id, c, keys[c.cell.index], plan.swap) for c in todo]
+    keys = {cell.index: cell_key(plan.seed, cell.matchup) for cell in plan.cells()}
+    tasks = [Task(str(out), plan.run_id, c, keys[c.cell.index], c.cell.swap) for c in todo]
     state = {"done": skipped, "last_write": 0.0}
     if progress:
         progress(skipped, plan.total_games)

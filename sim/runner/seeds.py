@@ -1,8 +1,10 @@
-"""Game seeds from (master seed, config, match-up, game index) only.
+"""Game seeds from (master seed, match-up, game index) only.
 
-A cell's key comes from NumPy's SeedSequence; a game's seed is the splitmix64
-output at its index in that cell's stream, computed vectorised. Nothing depends
-on workers, chunks or scheduling, so every backend plays the same games.
+A match-up's key comes from NumPy's SeedSequence; a game's seed is the splitmix64
+output at its index in that stream, computed vectorised. Nothing depends on workers,
+chunks or scheduling, so every backend plays the same games; and the configs of one
+run (or of two runs with the same master seed) share seeds game by game, so they can
+be compared pairwise.
 """
 
 from __future__ import annotations
@@ -18,11 +20,9 @@ def _words(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 
-def cell_key(master_seed: int, config_hash: str, matchup: str) -> int:
-    """The 64-bit key of one config x match-up cell."""
-    seq = np.random.SeedSequence(
-        entropy=master_seed, spawn_key=(_words(config_hash), _words(matchup))
-    )
+def cell_key(master_seed: int, matchup: str) -> int:
+    """The 64-bit seed key of a match-up's games (the same for every config)."""
+    seq = np.random.SeedSequence(entropy=master_seed, spawn_key=(_words(matchup),))
     return int(seq.generate_state(1, dtype=np.uint64)[0])
 
 

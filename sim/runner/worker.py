@@ -33,8 +33,11 @@ class ChunkError(RuntimeError):
 
 def play_chunk(task: Task) -> Done:
     """Play and write one chunk; the parent only ever sees this small summary."""
+    import numpy as np
+
     from sim.engine.game import R_ERROR
     from sim.game import play_batch
+    from sim.players import cpu_level
     from sim.runner import storage, tables
     from sim.runner.seeds import game_seeds
 
@@ -46,7 +49,9 @@ def play_chunk(task: Task) -> Done:
     else:
         seeds = game_seeds(task.key, index_start, index_stop)
     seeds = seeds[: index_stop - index_start]
-    out, cards = play_batch(cell.config, seeds)
+    level = cpu_level(cell.b, cell.config.rules.cpu_level)
+    swapped = (np.arange(index_start, index_stop) % 2 == 1) if task.swap else None
+    out, cards = play_batch(cell.config, seeds, cpu_level=level, swapped=swapped)
     bad = out[:, R_ERROR].nonzero()[0]
     if len(bad):
         raise ChunkError(

@@ -1,0 +1,182 @@
+"""What one card kind is worth: the same seeds played with and without it in the deck.
+
+Every copy of the kind is swapped for another kind (BLANK by default) in both players'
+decks, and the same seat-swapped seed pairs are played on both decks. Differences are
+paired by seed, so the deal's luck largely cancels; the pair (one seed, two games) is the
+unit of every interval, because its two games share their deal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from reports.sprt import pair_seeds, play_pairs
+from reports.stats import Difference, paired_difference
+from sim.cards import (
+    AXIS_H,
+    AXIS_LETTERS,
+    AXIS_NONE,
+    AXIS_V,
+    BLANK,
+    CUT,
+    DEFAULT_AXIS,
+    NAMES,
+    PASTE,
+    UNDIRECTED,
+    kind_from_name,
+)
+from sim.config import Config
+from sim.engine.game import DRAW, R_TURNS, R_WINNER, WIN_FIRST, WIN_SECOND
+
+
+class CardImpactError(ValueError):
+    """A swap that cannot be made; the message names the card and the config."""
+
+
+@dataclass(frozen=True)
+class Swap:
+    """The swapped configuration and what was done to build it."""
+
+    config: Config
+    card: int
+    replacement: int
+    copies: int
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One quantity on the original and the swapped deck, and its paired change."""
+
+    name: str
+    original: float
+    swapped: float
+    change: Difference
+
+
+@dataclass(frozen=True)
+class Impact:
+    """Every measure of one comparison and its sample."""
+
+    swap: Swap
+    pairs: int
+    measures: tuple[Measure, ...]
+
+    @property
+    def games(self) -> int:
+        return 2 * self.pairs
+
+
+def swap_card(config: Config, card: str, replacement: str = "BLANK") -> Swap:
+    """config with every copy of card swapped for replacement, keeping every axis valid.
+
+    A BLANK's start card (set aside, RULES.md 3) stays: only the BLANKs in play are swapped.
+    """
+    old, new = _kind(card, "--card"), _kind(replacement, "--swap-for")
+    if old == new:
+        raise CardImpactError(f"--swap-for {NAMES[new]} is the card itself; nothing would change")
+    at = [i for i, (kind, _) in enumerate(config.deck) if kind == old]
+    if not at:
+        present = ", ".join(dict.fromkeys(NAMES[k] for k, _ in config.deck))
+        raise CardImpactError(
+            f"{NAMES[old]} is not in config {config.name}'s deck; it holds {present}"
+        )
+    notes = []
+    if old == BLANK:
+        at = at[1:]
+        if not at:
+            raise CardImpactError(
+                f"config {config.name}'s only BLANK is the start card; there is none to swap"
+            )
+        notes.append("the BLANK set aside as the start card stays; the other BLANKs are swapped")
+    axes, note = _new_axes(old, new, [config.deck[i][1] for i in at])
+    if note:
+        notes.append(note)
+    deck = list(config.deck)
+    for i, axis in zip(at, axes, strict=True):
+        deck[i] = (new, axis)
+    return Swap(_swapped_config(config, deck, old, new), old, new, len(at), tuple(notes))
+
+
+def _kind(name: str, option: str) -> int:
+    """A card kind by name or code; CardImpactError naming the option otherwise."""
+    try:
+        return kind_from_name(name)
+    except ValueError as exc:
+        raise CardImpactError(f"{option}: {exc}") from exc
+
+
+def _new_axes(old: int, new: int, old_axes: list[int]) -> tuple[list[int], str | None]:
+    """Axes for the replacement copies, and a note when they had to be chosen."""
+    if new in UNDIRECTED:
+        return [AXIS_NONE] * len(old_axes), None
+    if old not in UNDIRECTED:
+        return list(old_axes), None
+    if len(old_axes) == 1:
+        axes = [DEFAULT_AXIS[new]]
+    else:  # as the shipped decks pair directed cards: one H, one V, ...
+        start = 0 if DEFAULT_AXIS[new] == AXIS_H else 1
+        axes = [(AXIS_H, AXIS_V)[(start + i) % 2] for i in range(len(old_axes))]
+    letters = ", ".join(AXIS_LETTERS[a] for a in axes)
+    return axes, f"{NAMES[old]} has no axis; the new {NAMES[new]} cards get axis {letters}"
+
+
+def _swapped_config(config: Config, deck: list, old: int, new: int) -> Config:
+    """The loaded config with the new deck, renamed, with PASTE-without-CUT warned about."""
+    kinds = {k for k, _ in deck}
+    warnings = []
+    if PASTE in kinds and CUT not in kinds:
+        warnings.append("the swapped deck has PASTE but no CUT; PASTE will never find a card")
+    return dataclasses.replace(
+        config,
+        name=f"{config.name} ({NAMES[old]} -> {NAMES[new]})",
+        description=f"{config.description}; every {NAMES[old]} swapped for {NAMES[new]}",
+        deck=tuple(deck),
+        warnings=tuple(warnings),
+    )
+
+
+def pair_measures(out: np.ndarray) -> dict[str, np.ndarray]:
+    """Per pair (rows A-first, A-second): first-seat, A, B and draw rates, and mean turns."""
+    winner = out[:, R_WINNER].reshape(-1, 2)
+    a_seat = np.array([WIN_FIRST, WIN_SECOND])  # A's seat in each game of the pair
+    return {
+        "first seat wins": (winner == WIN_FIRST).mean(axis=1),
+        "A wins": (winner == a_seat).mean(axis=1),
+        "B wins": (winner == 1 - a_seat).mean(axis=1),
+        "draws": (winner == DRAW).mean(axis=1),
+        "mean turns": out[:, R_TURNS].reshape(-1, 2).mean(axis=1, dtype=float),
+    }
+
+
+def compare(original: np.ndarray, swapped: np.ndarray, a: str, b: str) -> tuple[Measure, ...]:
+    """Paired changes (swapped minus original) of every pair measure over the same seeds."""
+    before, after = pair_measures(original), pair_measures(swapped)
+    labels = {"A wins": f"{a} (A) wins", "B wins": f"{b} (B) wins"}
+    return tuple(
+        Measure(
+            labels.get(name, name),
+            float(before[name].mean()),
+            float(after[name].mean()),
+            paired_difference(before[name], after[name]),
+        )
+        for name in before
+    )
+
+
+def card_impact(config: Config, swap: Swap, a: str, b: str, games: int, seed: int) -> Impact:
+    """Play the same seed pairs on config and on swap.config, and compare them.
+
+    The seeds are the runner's for the master seed and match-up, so the original half
+    replays the games `sim run` plays on config.
+    """
+    pairs = (games + 1) // 2
+    if pairs < 2:
+        raise CardImpactError(f"--games must be at least 4 (two seed pairs), got {games}")
+    seeds = pair_seeds(seed, a, b, 0, pairs)
+    original = play_pairs(config, a, b, seeds)
+    swapped = play_pairs(swap.config, a, b, seeds)
+    return Impact(swap, pairs, compare(original, swapped, a, b))

@@ -1,0 +1,199 @@
+"""Analysis commands for the `sim` app: sprt, card-impact and report.
+
+Only typer is imported here; everything heavy is imported inside the commands, so
+`sim --help` stays instant. `register(app)` adds the commands to a typer app.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def fail(message: str) -> None:
+    """One clear line on stderr and a non-zero exit (as sim.cli.fail, without importing it)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add sprt, card-impact and report to app."""
+    app.command("sprt")(sprt)
+    app.command("card-impact")(card_impact)
+    app.command("report")(report)
+
+
+def _config(name: str):
+    """A loaded config, its warnings echoed; a config error fails cleanly."""
+    from sim.config import ConfigError, load
+
+    try:
+        config = load(name)
+    except ConfigError as exc:
+        fail(str(exc))
+    for warning in config.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    return config
+
+
+def _players(spec: str | None) -> tuple[str, str]:
+    """The two strategies of a --players spec; a bad spec fails cleanly."""
+    from sim.players import PlayerError, parse_players
+
+    if spec is None:
+        fail("no match-up given (--players A,B, e.g. random,random)")
+    try:
+        return parse_players(spec)
+    except PlayerError as exc:
+        fail(str(exc))
+    raise AssertionError("unreachable")
+
+
+def _seed(seed: int) -> int:
+    """A master seed in range, or a clean failure."""
+    if not 0 <= seed < 2**64:
+        fail(f"--seed must be in 0..2**64-1, got {seed}")
+    return seed
+
+
+def sprt(
+    players: Annotated[
+        str | None, typer.Option(help="Strategies A,B: tests whether A is stronger than B")
+    ] = None,
+    config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
+    elo0: Annotated[float, typer.Option(help="Elo of A over B under H0")] = 0.0,
+    elo1: Annotated[float, typer.Option(help="Elo of A over B under H1")] = 20.0,
+    alpha: Annotated[float, typer.Option(help="Chance of accepting H1 when H0 holds")] = 0.05,
+    beta: Annotated[float, typer.Option(help="Chance of accepting H0 when H1 holds")] = 0.05,
+    batch: Annotated[
+        int,
+        typer.Option(help="Games per look at the LLR; at least 100, as the LLR needs many pairs"),
+    ] = 2000,
+    max_games: Annotated[
+        int | None, typer.Option(help="Stop undecided after this many games; default no limit")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Master seed")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines")] = False,
+) -> None:
+    """Sequential test of A against B on seat-swapped seed pairs, stopping when it decides.
+
+    Pair scores tally into a pentanomial; after every batch the LLR of elo1 against elo0
+    (logistic Elo) is compared with Wald's bounds, as chess-engine testing does.
+    """
+    from reports.sprt import SprtError, SprtSettings, describe, run_sprt
+
+    a, b = _players(players)
+    loaded = _config(config)
+    if batch < 100:
+        fail(f"--batch must be at least 100 games, got {batch}")
+    settings = SprtSettings(elo0, elo1, alpha, beta, batch, max_games)
+
+    def progress(status) -> None:
+        if not quiet:
+            elo = status.elo()[0]
+            typer.echo(
+                f"games {status.games:,}: LLR {status.llr:+.2f} "
+                f"(bounds {status.lower:+.2f}, {status.upper:+.2f}), Elo {elo:+.1f}",
+                err=True,
+            )
+
+    try:
+        settings.check()
+        result = run_sprt(loaded, a, b, _seed(seed), settings, progress)
+    except SprtError as exc:
+        fail(str(exc))
+    typer.echo(f"SPRT {a} (A) against {b} (B) on {loaded.name}, master seed {seed}")
+    for line in describe(result, a, b, settings):
+        typer.echo(line)
+
+
+def card_impact(
+    card: Annotated[
+        str | None, typer.Option(help="The card kind to take out, e.g. PRINT or PRT")
+    ] = None,
+    config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
+    swap_for: Annotated[str, typer.Option(help="The kind put in its place")] = "BLANK",
+    games: Annotated[int, typer.Option(help="Games on each deck (seat-swapped pairs)")] = 20_000,
+    seed: Annotated[int, typer.Option(help="Master seed")] = 0,
+    players: Annotated[str, typer.Option(help="Strategies A,B")] = "random,random",
+) -> None:
+    """Replay the same seeds with every copy of a card swapped for another kind (BLANK).
+
+    Reports the change in first-seat, per-strategy and draw rates and in mean turns, each
+    with a 95% interval paired over the seed pairs.
+    """
+    from reports.card_impact import CardImpactError, swap_card
+    from reports.card_impact import card_impact as measure
+    from reports.sprt import SprtError
+
+    if card is None:
+        fail("no card given (--card KIND, e.g. --card PRINT)")
+    a, b = _players(players)
+    loaded = _config(config)
+    if games < 4:
+        fail(f"--games must be at least 4 (two seed pairs), got {games}")
+    try:
+        swap = swap_card(loaded, card, swap_for)
+        for note in swap.notes:
+            typer.echo(f"note: {note}", err=True)
+        for warning in swap.config.warnings:
+            typer.echo(f"warning: {warning}", err=True)
+        impact = measure(loaded, swap, a, b, games, _seed(seed))
+    except (CardImpactError, SprtError) as exc:
+        fail(str(exc))
+    _print_impact(impact, loaded.name, seed, a, b)
+
+
+def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
+    """The comparison as a table, with its sample and a plain verdict per row."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from sim.cards import NAMES
+
+    swap = impact.swap
+    title = (
+        f"{config}: {swap.copies} {NAMES[swap.card]} -> {NAMES[swap.replacement]} per deck; "
+        f"{a} (A) vs {b} (B), master seed {seed}"
+    )
+    table = Table("measure", "original", "swapped", "change [95%]", "p", "verdict", title=title)
+    for m in impact.measures:
+        rate = m.name != "mean turns"
+        show = (lambda v: f"{100 * v:.1f}%") if rate else (lambda v: f"{v:.2f}")
+        step = (lambda v: f"{100 * v:+.1f}") if rate else (lambda v: f"{v:+.2f}")
+        d = m.change
+        change = f"{step(d.estimate)} [{step(d.low)}, {step(d.high)}]" + (" pts" if rate else "")
+        verdict = (
+            "no change detectable"
+            if d.low <= 0 <= d.high
+            else ("higher" if d.low > 0 else "lower") + " with the swap"
+        )
+        table.add_row(m.name, show(m.original), show(m.swapped), change, _p(d.p_value), verdict)
+    console = Console()
+    console.print(table)
+    console.print(
+        f"sample: {impact.games:,} games per deck ({impact.pairs:,} seat-swapped seed pairs, "
+        "the same seeds on both decks); intervals are paired over seed pairs"
+    )
+
+
+def _p(p: float) -> str:
+    """A p-value with two significant digits; below double precision's reach as a bound."""
+    return f"{p:.2g}" if p >= 1e-16 else "<1e-16"
+
+
+def report(
+    run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")],
+    out: Annotated[Path, typer.Option(help="The HTML file to write")] = Path("report.html"),
+) -> None:
+    """Write one self-contained HTML report of a run: win rates, distributions, line control,
+    card impact, each with its sample size."""
+    from reports.html import ReportError, write_report
+
+    try:
+        written = write_report(run, out)
+    except ReportError as exc:
+        fail(str(exc))
+    typer.echo(f"wrote {written}")

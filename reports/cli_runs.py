@@ -1,0 +1,193 @@
+"""`sim summary` and `sim compare`: commands over run folders, added to an app by register().
+
+Polars, scipy and rich are imported inside the commands so `sim --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `summary` and `compare` commands to app."""
+    app.command("summary")(summary)
+    app.command("compare")(compare)
+
+
+def _fail(message: str) -> NoReturn:
+    """One `error:` line on stderr and exit 1 (sim.cli.fail, imported late to avoid a cycle)."""
+    from sim.cli import fail
+
+    fail(message)
+    raise typer.Exit(1)  # fail() always exits; this line only tells type checkers so
+
+
+def _console():
+    """A rich console; unwrapped tables when the output is not a terminal."""
+    from rich.console import Console
+
+    if sys.stdout.isatty() or "COLUMNS" in os.environ:
+        return Console()
+    return Console(width=200)
+
+
+def _open(path: Path):
+    """The run folder at path, or an `error:` line."""
+    from reports.summary import RunFolderError, open_run
+
+    try:
+        return open_run(path)
+    except RunFolderError as exc:
+        _fail(str(exc))
+
+
+def summary(
+    run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")],
+    cards: Annotated[bool, typer.Option(help="Include the per-card statistics")] = True,
+) -> None:
+    """Win rates, tie-breaks, end reasons, turns, line control and cards per config and match-up.
+
+    Every rate has its sample size and 95% interval; small samples are marked as such.
+    """
+    from reports.summary import RunFolderError, read_cards, render, summarize
+
+    folder = _open(run)
+    try:
+        table = read_cards(folder) if cards else None
+    except RunFolderError as exc:
+        _fail(str(exc))
+    render(folder, summarize(folder, table), _console())
+
+
+def compare(
+    runs: Annotated[
+        list[Path] | None, typer.Argument(help="Two run folders A and B", show_default=False)
+    ] = None,
+    config: Annotated[
+        list[str] | None,
+        typer.Option(help="Run these two configs first, then compare them (give it twice)"),
+    ] = None,
+    players: Annotated[
+        list[str] | None, typer.Option(help="With --config: match-up A,B (repeatable)")
+    ] = None,
+    games: Annotated[
+        int | None, typer.Option(help="With --config: games per config and match-up")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="With --config: master seed")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="With --config: processes; default all cores", min=1)
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="With --config: keep both runs here, not in a temp folder")
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="With --config: replace different runs in --out")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")] = False,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="A Markdown table for pull requests")
+    ] = False,
+    fail_on_change: Annotated[
+        bool,
+        typer.Option("--fail-on-change", help="Exit 1 when any Holm-significant change is found"),
+    ] = False,
+) -> None:
+    """Compare two runs row by row: values, difference, p-value and Holm correction.
+
+    Same seeds and seats in both runs: paired game by game; otherwise unpaired.
+    """
+    if as_json and markdown:
+        _fail("choose one of --json and --markdown")
+    if config:
+        if runs:
+            _fail("give two run folders or two --config, not both")
+        if len(config) != 2:
+            _fail(f"--config must be given exactly twice (A and B), got {len(config)}")
+        with _folder(out) as where:
+            folders = _play(config, players, games, seed, workers, where, overwrite)
+            changes = _report(*folders, as_json, markdown)
+    else:
+        named = {"--players": players, "--games": games, "--seed": seed, "--workers": workers}
+        given = [k for k, v in {**named, "--out": out}.items() if v is not None and v != []]
+        if given:
+            _fail(f"{', '.join(given)}: only used with --config X --config Y")
+        if not runs or len(runs) != 2:
+            _fail("give two run folders A B, or --config X --config Y to play them first")
+        changes = _report(runs[0], runs[1], as_json, markdown)
+    if fail_on_change and changes:
+        raise typer.Exit(1)
+
+
+@contextmanager
+def _folder(out: Path | None) -> Iterator[Path]:
+    """out itself, or a temporary folder removed afterwards."""
+    if out is not None:
+        yield out
+        return
+    with tempfile.TemporaryDirectory(prefix="sim-compare-") as tmp:
+        yield Path(tmp)
+
+
+def _report(a: Path, b: Path, as_json: bool, markdown: bool) -> int:
+    """Compare two folders, print in the chosen format; the number of significant changes."""
+    from reports.compare import compare_runs, render, to_json, to_markdown
+
+    comparison = compare_runs(_open(a), _open(b))
+    if not comparison.cells:
+        _fail(f"{a} and {b} have no config and match-up in common to compare")
+    if as_json:
+        typer.echo(json.dumps(to_json(comparison), indent=2))
+    elif markdown:
+        typer.echo(to_markdown(comparison), nl=False)
+    else:
+        render(comparison, _console())
+    return comparison.changes
+
+
+def _play(
+    configs: list[str],
+    players: list[str] | None,
+    games: int | None,
+    seed: int | None,
+    workers: int | None,
+    out: Path,
+    overwrite: bool,
+) -> tuple[Path, Path]:
+    """Run each config into its own folder under out; progress goes to stderr."""
+    from sim.runner.local import WorkerFailed
+    from sim.runner.plan import PlanError, make_plan
+    from sim.runner.run import RunError, execute
+
+    try:
+        plans = [
+            make_plan(
+                [name],
+                players or ["random,random"],
+                10_000 if games is None else games,
+                0 if seed is None else seed,
+            )
+            for name in configs
+        ]
+    except PlanError as exc:
+        _fail(str(exc))
+    folders = [out / f"{side}-{Path(name).stem}" for side, name in zip("ab", configs, strict=True)]
+    for plan, folder in zip(plans, folders, strict=True):
+        for warning in plan.configs[0].warnings:
+            typer.echo(f"warning: {warning}", err=True)
+        typer.echo(
+            f"playing {plan.configs[0].name}: {plan.total_games:,} games into {folder}", err=True
+        )
+        try:
+            execute(plan, folder, workers, overwrite=overwrite)
+        except (RunError, WorkerFailed) as exc:
+            _fail(str(exc))
+    return folders[0], folders[1]

@@ -1,0 +1,674 @@
+"""One self-contained HTML report of a run folder: inline CSS, hand-made inline SVG plots.
+
+Nothing in the file refers to the network, so it opens anywhere. Every section states its
+sample size and says plainly when a sample is too small to tell. Intervals count seeds,
+not games: the two games of a seat-swapped pair share their deal (with one strategy in
+both seats they are the same game twice), so this is exact for copies and conservative
+otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+import polars as pl
+
+from reports.stats import Difference, holm, unpaired_difference, wilson
+
+MIN_SEEDS = 30
+"""Fewer independent seeds than this and a section says it is too small to tell."""
+
+FIRST_COLOUR, SECOND_COLOUR, DRAW_COLOUR = "#2b6cb0", "#c05621", "#718096"
+KEYS = ["config", "matchup"]
+
+
+class ReportError(ValueError):
+    """A folder that is not a readable run; the message names it."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run folder's manifest and lazy views of its tables (text columns as strings)."""
+
+    folder: Path
+    manifest: dict
+    games: pl.LazyFrame
+    cards: pl.LazyFrame | None
+
+
+def load_run(folder: Path) -> Run:
+    """Open a run folder; ReportError when it holds no run."""
+    if not folder.is_dir():
+        raise ReportError(f"{folder}: no such folder")
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except FileNotFoundError:
+        raise ReportError(f"{folder} is not a run folder (no manifest.json)") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{folder}/manifest.json cannot be read: {exc}") from exc
+    if not any((folder / "games").glob("*.parquet")):
+        raise ReportError(f"{folder} holds no games yet (games/*.parquet)")
+    games = _plain(pl.scan_parquet(folder / "games" / "*.parquet"))
+    has_cards = any((folder / "cards").glob("*.parquet"))
+    cards = _plain(pl.scan_parquet(folder / "cards" / "*.parquet")) if has_cards else None
+    return Run(folder, manifest, games, cards)
+
+
+def _plain(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Categorical and enum columns as strings, so joins and comparisons are plain."""
+    schema = frame.collect_schema()
+    text = [n for n, t in schema.items() if isinstance(t, pl.Categorical | pl.Enum)]
+    return frame.with_columns(pl.col(text).cast(pl.String))
+
+
+def write_report(folder: Path, out: Path) -> Path:
+    """Build the report of the run in folder and write it to out."""
+    try:
+        page = build_report(load_run(folder))
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ReportError(f"{folder}: cannot read the run's tables: {first}") from exc
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    return out
+
+
+def build_report(run: Run) -> str:
+    """The whole HTML page."""
+    run_id = str(run.manifest.get("run_id", run.folder.name))
+    sections = [
+        overview(run),
+        winrate_section(run),
+        distribution_section(run),
+        line_control_section(run),
+        card_section(run),
+    ]
+    title = f"One Zero One run report {run_id}"
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
+        f"<h1>{escape(title)}</h1>{''.join(sections)}"
+        f"<footer>Written {escape(time.strftime('%Y-%m-%d %H:%M'))} by sim report.</footer>"
+        "</body></html>\n"
+    )
+
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#1a202c;
+padding:0 1em}
+h1{font-size:1.5em}h2{margin-top:2em;border-bottom:1px solid #cbd5e0}h3{font-size:1.05em}
+table{border-collapse:collapse;margin:.6em 0}td,th{padding:3px 8px;border-bottom:1px solid #e2e8f0;
+text-align:right;vertical-align:top;white-space:nowrap}td.l{white-space:normal}th{background:#f7fafc}td.l,th.l{text-align:left}
+.note{color:#4a5568}.warn{color:#9b2c2c;font-weight:600}.sample{color:#2d3748;font-style:italic}
+svg{display:block;margin:.5em 0}svg text{font:11px system-ui,sans-serif;fill:#2d3748}
+footer{margin-top:3em;color:#718096;font-size:.9em}
+"""
+
+
+# Numbers and samples
+
+
+def _count(value) -> str:
+    """A whole number with thousands separators, or '?' when the manifest lacks it."""
+    return f"{value:,}" if isinstance(value, int) else "?"
+
+
+def pct(x: float) -> str:
+    """A share as a percentage with one decimal."""
+    return f"{100 * x:.1f}%"
+
+
+def rate_text(k: float, n: int, seeds: int) -> str:
+    """'51.6% [50.9, 52.3]': the rate over games, its Wilson interval over seeds."""
+    if n == 0:
+        return "-"
+    low, high = wilson(*seed_units(k, n, seeds))
+    return f"{pct(k / n)} [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def seed_units(k: float, n: int, seeds: int) -> tuple[int, int]:
+    """A count of k in n games as a count in seeds, the independent unit of the run."""
+    if n == 0:
+        return 0, 0
+    units = min(seeds, n)
+    return min(units, round(k * units / n)), units
+
+
+def _seeds_expr() -> pl.Expr:
+    """Independent seeds in a group: seat-swapped pairs count once, unpaired games each."""
+    return (pl.col("pair").drop_nulls().n_unique() + pl.col("pair").null_count()).alias("seeds")
+
+
+def sample_line(games: int, seeds: int) -> str:
+    """The sample-size sentence every section starts with."""
+    return (
+        f"<p class='sample'>Sample: {games:,} games from {seeds:,} independent seeds."
+        + ("" if seeds >= MIN_SEEDS else _too_small(seeds))
+        + "</p>"
+    )
+
+
+def _too_small(seeds: int) -> str:
+    return (
+        f" <span class='warn'>Too small to tell: {seeds} seeds is fewer than {MIN_SEEDS}; "
+        "treat every number here as anecdote.</span>"
+    )
+
+
+# SVG
+
+
+def svg(width: int, height: int, body: str, label: str) -> str:
+    """An inline SVG element with an accessible title."""
+    return (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' role='img' aria-label='{escape(label)}'>"
+        f"<title>{escape(label)}</title>{body}</svg>"
+    )
+
+
+def _text(x: float, y: float, s: str, anchor: str = "start", extra: str = "") -> str:
+    return f"<text x='{x:.1f}' y='{y:.1f}' text-anchor='{anchor}' {extra}>{escape(s)}</text>"
+
+
+def forest(
+    rows: Sequence[tuple[str, float, float, float, str]],
+    lo: float,
+    hi: float,
+    ref: float | None,
+    label: str,
+    percent: bool = True,
+) -> str:
+    """Dots with interval whiskers, one row each (label, value, low, high, colour)."""
+    left, width, step = 260, 420, 22
+    height = step * len(rows) + 34
+    span = hi - lo or 1.0
+
+    def x(v: float) -> float:
+        return left + width * (min(max(v, lo), hi) - lo) / span
+
+    parts = []
+    for i in range(5):
+        v = lo + span * i / 4
+        tick = f"{100 * v:.0f}%" if percent else f"{100 * v:+.3g} pts"
+        parts.append(
+            f"<line x1='{x(v):.1f}' x2='{x(v):.1f}' y1='4' y2='{height - 24}' stroke='#e2e8f0'/>"
+            + _text(x(v), height - 8, tick, "middle")
+        )
+    if ref is not None:
+        parts.append(
+            f"<line x1='{x(ref):.1f}' x2='{x(ref):.1f}' y1='4' y2='{height - 24}' "
+            "stroke='#1a202c' stroke-dasharray='4 3'/>"
+        )
+    for i, (name, value, low, high, colour) in enumerate(rows):
+        y = 14 + i * step
+        parts.append(
+            _text(left - 8, y + 4, name, "end")
+            + f"<line x1='{x(low):.1f}' x2='{x(high):.1f}' y1='{y}' y2='{y}' "
+            f"stroke='{colour}' stroke-width='2'/>"
+            f"<circle cx='{x(value):.1f}' cy='{y}' r='4' fill='{colour}'/>"
+        )
+    return svg(left + width + 30, height, "".join(parts), label)
+
+
+def bars(
+    categories: Sequence[str], series: dict[str, tuple[Sequence[float], str]], label: str
+) -> str:
+    """Grouped vertical bars of shares: one group per category, one bar per series."""
+    left, plot_h, top = 40, 140, 20
+    group = max(12, min(40, 640 // max(1, len(categories))))
+    width = left + group * len(categories) + 20
+    peak = max((max(v, default=0) for v, _ in series.values()), default=0) or 1.0
+    bar_w = (group - 4) / max(1, len(series))
+    parts = [
+        f"<line x1='{left}' x2='{width - 10}' y1='{top + plot_h}' y2='{top + plot_h}' "
+        "stroke='#a0aec0'/>",
+        _text(left - 4, top + 4, pct(peak), "end"),
+    ]
+    every = max(1, len(categories) // 16)
+    for j, (values, colour) in enumerate(series.values()):
+        for i, v in enumerate(values):
+            h = plot_h * v / peak
+            bx = left + i * group + 2 + j * bar_w
+            parts.append(
+                f"<rect x='{bx:.1f}' y='{top + plot_h - h:.1f}' width='{bar_w:.1f}' "
+                f"height='{h:.1f}' fill='{colour}'/>"
+            )
+    for i, c in enumerate(categories):
+        if i % every == 0:
+            parts.append(_text(left + i * group + group / 2, top + plot_h + 14, c, "middle"))
+    for j, (name, (_, colour)) in enumerate(series.items()):
+        parts.append(
+            f"<rect x='{left + 10 + 90 * j}' y='2' width='10' height='10' fill='{colour}'/>"
+            + _text(left + 24 + 90 * j, 11, name)
+        )
+    return svg(int(width), top + plot_h + 22, "".join(parts), label)
+
+
+def heatmap(
+    rows: Sequence[tuple[str, str, Sequence[float | None]]], columns: Sequence[str], label: str
+) -> str:
+    """Cells shaded by share: rows (label, colour, values), None for a line the config lacks."""
+    left, cell_w, cell_h = 180, 64, 26
+    parts = [_text(left + i * cell_w + cell_w / 2, 14, c, "middle") for i, c in enumerate(columns)]
+    for r, (name, colour, values) in enumerate(rows):
+        y = 22 + r * cell_h
+        parts.append(_text(left - 8, y + cell_h / 2 + 4, name, "end"))
+        for i, v in enumerate(values):
+            x = left + i * cell_w
+            fill, opacity, text = ("#edf2f7", 1.0, "n/a") if v is None else (colour, v, pct(v))
+            ink = "fill='#ffffff'" if v is not None and v > 0.55 else ""
+            parts.append(
+                f"<rect x='{x}' y='{y}' width='{cell_w - 2}' height='{cell_h - 2}' "
+                f"fill='{fill}' fill-opacity='{max(opacity, 0.04):.3f}'/>"
+                + _text(x + cell_w / 2 - 1, y + cell_h / 2 + 3, text, "middle", ink)
+            )
+    width = left + cell_w * len(columns) + 10
+    return svg(width, 30 + cell_h * len(rows), "".join(parts), label)
+
+
+# Sections
+
+
+def overview(run: Run) -> str:
+    """What the run is: id, status, seed, configs, match-ups, and how pairs behave."""
+    m = run.manifest
+    totals = (
+        run.games.group_by("pair", *KEYS)
+        .agg(
+            pl.len().alias("n"),
+            pl.struct("winner", "turns", "score_first").n_unique().alias("distinct"),
+        )
+        .collect()
+    )
+    paired = totals.filter(pl.col("pair").is_not_null() & (pl.col("n") == 2))
+    copies = paired.filter(pl.col("distinct") == 1).height
+    games = int(totals["n"].sum())
+    status = m.get("status", "unknown")
+    rows = [
+        ("run id", m.get("run_id", "?")),
+        ("status", status),
+        ("master seed", m.get("master_seed", "?")),
+        ("games on disk", f"{games:,} of {_count(m.get('total_games'))}"),
+        ("configs", ", ".join(f"{n} ({c.get('hash')})" for n, c in m.get("configs", {}).items())),
+        ("match-ups", ", ".join(m.get("params", {}).get("matchups", []))),
+        ("seat-swapped pairs", "yes" if m.get("params", {}).get("swap") else "no"),
+        ("created", m.get("created", "?")),
+    ]
+    table = "".join(
+        f"<tr><th class='l'>{k}</th><td class='l'>{escape(str(v))}</td></tr>" for k, v in rows
+    )
+    warn = (
+        ""
+        if status == "complete"
+        else f"<p class='warn'>The run is not complete (status {escape(str(status))}); "
+        "this report covers only the games on disk.</p>"
+    )
+    pair_note = (
+        f"<p class='note'>The two games of each of the {paired.height:,} seat-swapped pairs "
+        f"share a deal ({copies:,} of them ended identically), so intervals count seeds, not "
+        "games: a conservative unit for correlated games.</p>"
+        if paired.height
+        else ""
+    )
+    return f"<section><h2>Run</h2><table>{table}</table>{warn}{pair_note}</section>"
+
+
+def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
+    """Per config and match-up: games, seeds, and wins by seat and by strategy, and draws."""
+    first_won, second_won = pl.col("winner") == "first", pl.col("winner") == "second"
+    swapped = pl.col("swapped").fill_null(False)
+    return (
+        games.group_by(KEYS)
+        .agg(
+            pl.len().alias("games"),
+            _seeds_expr(),
+            first_won.sum().alias("first_wins"),
+            second_won.sum().alias("second_wins"),
+            (pl.col("winner") == "draw").sum().alias("draws"),
+            ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
+            ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
+        )
+        .sort(KEYS)
+        .collect()
+    )
+
+
+def advantage(k: int, decided: int, seeds: int, games: int, who: str, other: str) -> str:
+    """A plain verdict on whether `who` wins more decided games than `other`."""
+    if seeds < MIN_SEEDS:
+        return f"too few seeds to tell ({seeds} < {MIN_SEEDS})"
+    if decided == 0:
+        return "no game was decided"
+    k_u, n_u = seed_units(k, decided, round(seeds * decided / games) or 1)
+    low, high = wilson(k_u, n_u)
+    share = f"{who} takes {pct(k / decided)} of decided games [{100 * low:.1f}, {100 * high:.1f}]"
+    if low > 0.5:
+        return f"{who} favoured: {share}"
+    if high < 0.5:
+        return f"{other} favoured: {share}"
+    return f"no difference detectable with {seeds:,} seeds: {share}, which includes 50%"
+
+
+WINRATE_HEAD = ["config", "match-up", "games", "seeds", "first seat wins",
+                "second seat wins", "draws", "A wins", "B wins"]  # fmt: skip
+
+
+def winrate_row(r: dict) -> str:
+    """One table row: the cell, its sample, and each rate with its interval."""
+    n, s = r["games"], r["seeds"]
+    rates = [r[c] for c in ("first_wins", "second_wins", "draws", "a_wins", "b_wins")]
+    return (
+        f"<tr><td class='l'>{escape(r['config'])}</td><td class='l'>{escape(r['matchup'])}</td>"
+        f"<td>{n:,}</td><td>{s:,}</td>"
+        + "".join(f"<td>{rate_text(k, n, s)}</td>" for k in rates)
+        + "</tr>"
+    )
+
+
+def winrate_points(r: dict) -> list[tuple[str, float, float, float, str]]:
+    """Forest-plot rows of a cell: first-seat, second-seat and draw rates with intervals."""
+    n, s, tag = r["games"], r["seeds"], f"{r['config']} · {r['matchup']}"
+    points = []
+    for name, k, colour in (
+        ("first seat", r["first_wins"], FIRST_COLOUR),
+        ("second seat", r["second_wins"], SECOND_COLOUR),
+        ("draw", r["draws"], DRAW_COLOUR),
+    ):
+        low, high = wilson(*seed_units(k, n, s))
+        points.append((f"{tag} · {name}", k / n, low, high, colour))
+    return points
+
+
+def winrate_verdict(r: dict) -> str:
+    """A list item saying, in words, whether a seat or a strategy is favoured."""
+    n, s = r["games"], r["seeds"]
+    a, b = r["matchup"].split(",", 1)
+    decided = r["first_wins"] + r["second_wins"]
+    seat = advantage(r["first_wins"], decided, s, n, "first seat", "second seat")
+    if a == b:
+        strat = f"same strategy ({a}) in both seats"
+    else:
+        strat = advantage(r["a_wins"], r["a_wins"] + r["b_wins"], s, n, f"{a} (A)", f"{b} (B)")
+    return (
+        f"<li><b>{escape(r['config'])} · {escape(r['matchup'])}</b> ({n:,} games, {s:,} "
+        f"seeds): seats: {escape(seat)}; strategies: {escape(strat)}.</li>"
+    )
+
+
+def winrate_section(run: Run) -> str:
+    """Win rates by seat and strategy with Wilson intervals, a forest plot and verdicts."""
+    table = winrate_table(run.games)
+    rows = list(table.iter_rows(named=True))
+    head = "".join(
+        f"<th class='{'l' if i < 2 else ''}'>{h}</th>" for i, h in enumerate(WINRATE_HEAD)
+    )
+    points = [p for r in rows for p in winrate_points(r)]
+    chart = forest(points, 0.0, 1.0, 0.5, "Win rates with 95% intervals")
+    return (
+        "<section><h2>Win rates</h2>"
+        + sample_line(int(table["games"].sum()), int(table["seeds"].sum()))
+        + "<p class='note'>Rates count games; the 95% Wilson intervals count seeds. A is the "
+        "first strategy of the match-up, which holds the first seat in the first game of "
+        f"each pair.</p><table><tr>{head}</tr>{''.join(winrate_row(r) for r in rows)}</table>"
+        f"{chart}<ul>{''.join(winrate_verdict(r) for r in rows)}</ul></section>"
+    )
+
+
+def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:
+    """Counts of each value of column per config and match-up."""
+    return frame.group_by(*KEYS, column).agg(pl.len().alias("n")).sort(*KEYS, column).collect()
+
+
+def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[float]:
+    """Shares of each of values among the counts (0 for values not seen)."""
+    total = counts["n"].sum() or 1
+    seen = dict(zip(counts[column].to_list(), counts["n"].to_list(), strict=True))
+    return [seen.get(v, 0) / total for v in values]
+
+
+def distribution_section(run: Run) -> str:
+    """Final scores by seat and game length, as histograms per config and match-up."""
+    games = run.games
+    cells = (
+        games.group_by(KEYS)
+        .agg(
+            pl.len().alias("games"),
+            _seeds_expr(),
+            pl.col("score_first").mean().alias("mean_first"),
+            pl.col("score_second").mean().alias("mean_second"),
+            pl.col("turns").mean().alias("mean_turns"),
+            pl.col("turns").median().alias("median_turns"),
+        )
+        .sort(KEYS)
+        .collect()
+    )
+    counts = {c: histogram(games, c) for c in ("score_first", "score_second", "turns")}
+    counts["end_reason"] = histogram(games, "end_reason")
+    parts = [distribution_cell(r, counts) for r in cells.iter_rows(named=True)]
+    return (
+        "<section><h2>Scores and game length</h2><p class='note'>Share of games with each "
+        "final score (per seat) and each length in turns.</p>" + "".join(parts) + "</section>"
+    )
+
+
+def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> str:
+    """One cell's sample, means, end reasons, score histogram and length histogram."""
+    key = (pl.col("config") == r["config"]) & (pl.col("matchup") == r["matchup"])
+    f, s, t, end = (
+        counts[c].filter(key) for c in ("score_first", "score_second", "turns", "end_reason")
+    )
+    top = int(max(f["score_first"].max() or 0, s["score_second"].max() or 0))
+    scores = list(range(0, top + 10, 10))
+    lengths = list(range(int(t["turns"].min() or 0), int(t["turns"].max() or 0) + 1))
+    end_text = ", ".join(
+        f"{v} {pct(c / r['games'])}" for v, c in zip(end["end_reason"], end["n"], strict=True)
+    )
+    tag = f"{r['config']} · {r['matchup']}"
+    score_series = {
+        "first seat": (shares(f, "score_first", scores), FIRST_COLOUR),
+        "second seat": (shares(s, "score_second", scores), SECOND_COLOUR),
+    }
+    length_series = {"games": (shares(t, "turns", lengths), DRAW_COLOUR)}
+    return (
+        f"<h3>{escape(tag)}</h3>"
+        + sample_line(r["games"], r["seeds"])
+        + f"<p>Mean score: first seat {r['mean_first']:.1f}, second seat "
+        f"{r['mean_second']:.1f}. Turns: mean {r['mean_turns']:.1f}, median "
+        f"{r['median_turns']:.0f}. End reasons: {escape(end_text)}.</p>"
+        + bars([str(v) for v in scores], score_series, f"Final scores by seat, {tag}")
+        + bars([str(v) for v in lengths], length_series, f"Game length in turns, {tag}")
+    )
+
+
+def config_lines(run: Run, config: str) -> int:
+    """Number of lines the config plays, from the manifest (5 if it does not say)."""
+    content = run.manifest.get("configs", {}).get(config, {}).get("content", {})
+    return int(content.get("rules", {}).get("lines", 5))
+
+
+def line_columns(run: Run) -> list[str]:
+    """The games table's line_* columns, top line first."""
+    names = run.games.collect_schema().names()
+    return sorted((n for n in names if n.startswith("line_")), key=lambda n: int(n[5:]))
+
+
+def line_control_section(run: Run) -> str:
+    """Share of games each line ends controlled by the first or second seat, per config."""
+    configs = run.games.select(pl.col("config").unique()).collect()["config"].to_list()
+    columns = line_columns(run)[: max(config_lines(run, c) for c in configs)]
+    aggs = [_seeds_expr(), pl.len().alias("games")]
+    for c in columns:
+        aggs += [(pl.col(c) == seat).sum().alias(f"{c}:{seat}") for seat in ("first", "second")]
+    table = run.games.group_by("config").agg(aggs).sort("config").collect()
+    rows, notes = [], []
+    for r in table.iter_rows(named=True):
+        rows += heat_rows(r, columns, config_lines(run, r["config"]))
+        notes.append(line_note(r, columns[: config_lines(run, r["config"])]))
+    labels = [c.removeprefix("line_") for c in columns]
+    chart = heatmap(rows, labels, "Line control at the end of the game, per config")
+    return (
+        "<section><h2>Line control</h2>"
+        + sample_line(int(table["games"].sum()), int(table["seeds"].sum()))
+        + "<p class='note'>Share of games in which each line (10 at the top) is controlled by "
+        "the first or second seat at the end, or by nobody; all match-ups of a config "
+        f"together.</p>{chart}<ul>{''.join(notes)}</ul></section>"
+    )
+
+
+def heat_rows(r: dict, columns: list[str], lines: int) -> list:
+    """A config's heat-map rows: shares of first seat, second seat and nobody per line."""
+    n = r["games"]
+
+    def share(c: str, seat: str) -> float:
+        return r[f"{c}:{seat}"] / n
+
+    def row(i: int, c: str, seat: str) -> float | None:
+        if i >= lines:
+            return None
+        return 1 - share(c, "first") - share(c, "second") if seat == "nobody" else share(c, seat)
+
+    return [
+        (f"{r['config']} · {seat}{' seat' if seat != 'nobody' else ''}", colour,
+         [row(i, c, seat) for i, c in enumerate(columns)])
+        for seat, colour in (("first", FIRST_COLOUR), ("second", SECOND_COLOUR),
+                             ("nobody", DRAW_COLOUR))
+    ]  # fmt: skip
+
+
+def line_note(r: dict, columns: list[str]) -> str:
+    """A config's sample and the widest 95% interval among its line shares."""
+    half = max(
+        (high - low) / 2
+        for c in columns
+        for seat in ("first", "second")
+        for low, high in [wilson(*seed_units(r[f"{c}:{seat}"], r["games"], r["seeds"]))]
+    )
+    return (
+        f"<li><b>{escape(r['config'])}</b>: {r['games']:,} games, {r['seeds']:,} seeds; every "
+        f"share is within ±{100 * half:.1f} points (95%)."
+        + ("" if r["seeds"] >= MIN_SEEDS else _too_small(r["seeds"]))
+        + "</li>"
+    )
+
+
+def card_table(run: Run) -> pl.DataFrame:
+    """Per config, match-up and kind: seat-games that played it or not, their wins, and the
+    cell's games and seeds."""
+    assert run.cards is not None
+    cells = run.games.group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr())
+    winners = run.games.select(*KEYS, "game", "winner")
+    won = pl.col("winner") == pl.col("seat")
+    played = pl.col("played") > 0
+    return (
+        run.cards.join(winners, on=[*KEYS, "game"])
+        .group_by(*KEYS, "kind")
+        .agg(
+            played.sum().alias("n_played"),
+            (won & played).sum().alias("k_played"),
+            (~played).sum().alias("n_not"),
+            (won & ~played).sum().alias("k_not"),
+        )
+        .join(cells, on=KEYS)
+        .sort(*KEYS, "kind")
+        .collect()
+    )
+
+
+def in_seeds(n: int, r: dict) -> int:
+    """n seat-games of a cell counted in independent units: a pair's two games count once."""
+    return max(1, round(n * r["seeds"] / r["games"])) if n else 0
+
+
+def card_difference(r: dict) -> Difference | str:
+    """Win rate when played minus when not, counted in seeds; or why it cannot be told."""
+    n_p, n_n = in_seeds(r["n_played"], r), in_seeds(r["n_not"], r)
+    if min(n_p, n_n) < MIN_SEEDS:
+        return f"too few to tell ({n_p} against {n_n} independent seat-games)"
+    k_p = seed_units(r["k_played"], r["n_played"], n_p)[0]
+    k_n = seed_units(r["k_not"], r["n_not"], n_n)[0]
+    return unpaired_difference(k_n, n_n, k_p, n_p)
+
+
+def card_verdicts(diffs: list[Difference | str]) -> list[str]:
+    """Plain verdicts, Holm-adjusted over the kinds of one cell (many kinds, many chances)."""
+    tested = [d for d in diffs if isinstance(d, Difference)]
+    adjusted = iter(holm([d.p_value for d in tested]))
+    out = []
+    for d in diffs:
+        if isinstance(d, str):
+            out.append(d)
+            continue
+        q, rejected = next(adjusted)
+        if not rejected:
+            text = "no difference detectable at this sample size"
+        else:
+            text = f"seats that played it won {'more' if d.estimate > 0 else 'less'} often"
+        out.append(f"{text} ({100 * d.estimate:+.1f} pts, Holm-adjusted p = {q:.2g})")
+    return out
+
+
+CARD_HEAD = (
+    "<table><tr><th class='l'>kind</th><th>seat-games played</th><th>win rate</th>"
+    "<th>seat-games not played</th><th>win rate</th><th class='l'>verdict</th></tr>"
+)
+
+
+def card_section(run: Run) -> str:
+    """Win rate of a seat when it played each kind against when it did not."""
+    head = "<section><h2>Cards</h2>"
+    if run.cards is None:
+        return head + "<p class='warn'>No cards table in this run; nothing to show.</p></section>"
+    table = card_table(run)
+    parts = [card_cell(cell) for _, cell in table.group_by(KEYS, maintain_order=True)]
+    return (
+        head + "<p class='note'>For each card kind: how often a seat won when it played at least "
+        "one card of that kind in the game, against when it played none (each game counts once "
+        "per seat). This is an observation, not an experiment: playing a card goes with drawing "
+        "it and with longer games. Use <code>sim card-impact</code> for a controlled comparison "
+        "on the same seeds. The plot shows the difference in percentage points (played minus "
+        "not) with its 95% Newcombe interval; verdicts are Holm-adjusted over the kinds.</p>"
+        + "".join(parts)
+        + "</section>"
+    )
+
+
+def card_cell(cell: pl.DataFrame) -> str:
+    """One config and match-up: a row per kind, verdicts, and a plot of the differences."""
+    records = list(cell.iter_rows(named=True))
+    diffs = [card_difference(r) for r in records]
+    rows, plot = [], []
+    for r, diff, verdict in zip(records, diffs, card_verdicts(diffs), strict=True):
+        rows.append(
+            f"<tr><td class='l'>{escape(r['kind'])}</td><td>{r['n_played']:,}</td>"
+            f"<td>{rate_text(r['k_played'], r['n_played'], in_seeds(r['n_played'], r))}</td>"
+            f"<td>{r['n_not']:,}</td>"
+            f"<td>{rate_text(r['k_not'], r['n_not'], in_seeds(r['n_not'], r))}</td>"
+            f"<td class='l'>{escape(verdict)}</td></tr>"
+        )
+        if isinstance(diff, Difference):
+            plot.append((r["kind"], diff.estimate, diff.low, diff.high, FIRST_COLOUR))
+    first = records[0]
+    tag = f"{first['config']} · {first['matchup']}"
+    reach = math.ceil(20 * max([0.05, *(max(-p[2], p[3]) for p in plot)])) / 20
+    chart = (
+        forest(plot, -reach, reach, 0.0, f"Win-rate difference when played, {tag}", False)
+        if plot
+        else "<p class='warn'>No kind has enough seat-games on both sides to plot.</p>"
+    )
+    return (
+        f"<h3>{escape(tag)}</h3>"
+        + sample_line(first["games"], first["seeds"])
+        + CARD_HEAD
+        + "".join(rows)
+        + f"</table>{chart}"
+    )

@@ -1,0 +1,48 @@
+"""`sim solo`: how strong each CPU level is against each strategy a human could use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from reports.stats import wilson
+from sim.config import Config
+from sim.engine import game as eg
+from sim.engine.state import END_REASONS
+from sim.game import play_batch
+from sim.runner.seeds import cell_key, game_seeds
+
+
+@dataclass(frozen=True)
+class SoloRow:
+    level: int
+    human: str
+    games: int
+    human_wins: int
+    low: float
+    high: float
+    ends: dict[str, float]
+    mean_turns: float
+
+    @property
+    def rate(self) -> float:
+        return self.human_wins / self.games
+
+
+def solo_row(config: Config, human: str, level: int, games: int, seed: int) -> SoloRow:
+    """Play `games` games of human (first seat) against the CPU at one level."""
+    seeds = game_seeds(cell_key(seed, f"{human},cpu(level={level})"), 0, games)
+    out, _ = play_batch(config, seeds, cpu_level=level)
+    wins = int((out[:, eg.R_WINNER] == eg.WIN_FIRST).sum())
+    low, high = wilson(wins, games)
+    counts = np.bincount(out[:, eg.R_END], minlength=len(END_REASONS)) / games
+    ends = {name: float(counts[i]) for i, name in enumerate(END_REASONS) if name}
+    return SoloRow(level, human, games, wins, low, high, ends, float(out[:, eg.R_TURNS].mean()))
+
+
+def humans() -> list[str]:
+    """Every registered strategy that can sit in the human's seat."""
+    from sim.players import BUILT_IN
+
+    return [name for name in BUILT_IN if name != "cpu"]

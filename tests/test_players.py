@@ -1,0 +1,52 @@
+"""Player specs, and the CPU as a player in runs (RULES.md 8: it always plays second)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from sim.players import PlayerError, cpu_level, parse_players, split_top_level
+from sim.runner.plan import make_plan
+from sim.runner.run import execute
+
+
+def test_specs_with_parameters_split_at_top_level_commas():
+    assert split_top_level("random,cpu(level=3)") == ["random", "cpu(level=3)"]
+    assert parse_players("random, cpu( level = 3 )") == ("random", "cpu(level=3)")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("cpu,random", "always plays second"),
+        ("cpu,cpu", "always plays second"),
+        ("random,cpu(level=5)", "level must be one of"),
+        ("random,cpu(speed=2)", "unknown parameter 'speed'"),
+        ("random,cpu(level=x)", "whole number"),
+        ("random,greedy", "unknown strategy 'greedy'; available: cpu, random"),
+        ("random", "expected two strategies"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(spec, message):
+    with pytest.raises(PlayerError, match=message):
+        parse_players(spec)
+
+
+def test_cpu_level_comes_from_the_spec_or_the_config():
+    assert cpu_level("cpu(level=3)", 1) == 3
+    assert cpu_level("cpu", 2) == 2
+    assert cpu_level("random", 2) == 0
+
+
+def test_runs_against_the_cpu_are_unswapped_and_the_cpu_sits_second(tmp_path):
+    plan = make_plan(["base"], ["random,cpu(level=2)", "random,random"], 200, 5, True, 100)
+    out = execute(plan, tmp_path / "solo", workers=1).out
+    games = pl.read_parquet(out / "games" / "*.parquet").with_columns(
+        pl.col(pl.Categorical).cast(pl.String)
+    )
+    solo = games.filter(pl.col("matchup") == "random,cpu(level=2)")
+    assert solo.height == 200 and solo["pair"].null_count() == 200
+    assert (solo["second"] == "cpu(level=2)").all() and not solo["swapped"].any()
+    assert solo.filter(pl.col("outcome") == "draw").height == 0  # ties lose for the CPU
+    duo = games.filter(pl.col("matchup") == "random,random")
+    assert duo["pair"].null_count() == 0

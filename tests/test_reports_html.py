@@ -1,0 +1,278 @@
+"""reports/html.py: numbers against the raw tables, samples, self-containment, a real browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+import typer
+from scipy import stats as sps
+from typer.testing import CliRunner
+
+from reports.cli_analysis import register
+from reports.html import (
+    MIN_SEEDS,
+    ReportError,
+    advantage,
+    build_report,
+    card_table,
+    card_verdicts,
+    load_run,
+    winrate_table,
+    write_report,
+)
+from reports.stats import Difference
+from sim.runner.plan import make_plan
+from sim.runner.run import execute
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+
+
+def make_run(folder: Path, games: int, configs=("base",)) -> Path:
+    plan = make_plan(list(configs), ["random,random"], games, 1, True, 1000)
+    return execute(plan, folder, workers=1).out
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    return make_run(tmp_path_factory.mktemp("run") / "r", 2000, ("base", "101"))
+
+
+@pytest.fixture(scope="module")
+def page(run_dir: Path) -> str:
+    return build_report(load_run(run_dir))
+
+
+@pytest.fixture(scope="module")
+def games(run_dir: Path) -> pl.DataFrame:
+    frame = pl.read_parquet(run_dir / "games" / "*.parquet")
+    return frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
+
+
+def cli(*args: str):
+    app = typer.Typer()
+    register(app)
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def section(page: str, title: str) -> str:
+    """The HTML of the section whose heading is title."""
+    match = re.search(rf"<h2>{re.escape(title)}</h2>(.*?)</section>", page, re.S)
+    assert match, title
+    return match.group(1)
+
+
+# Numbers against the raw tables
+
+
+def test_win_rates_match_a_direct_count(run_dir: Path, games: pl.DataFrame) -> None:
+    table = winrate_table(load_run(run_dir).games)
+    assert table["config"].to_list() == ["101", "base"]
+    for row in table.iter_rows(named=True):
+        cell = games.filter(pl.col("config") == row["config"])
+        winner = cell["winner"].to_numpy()
+        swapped = cell["swapped"].to_numpy()
+        assert row["games"] == cell.height == 2000
+        assert row["seeds"] == cell["pair"].n_unique() == 1000
+        assert row["first_wins"] == (winner == "first").sum()
+        assert row["draws"] == (winner == "draw").sum()
+        a_won = np.where(swapped, winner == "second", winner == "first")
+        assert row["a_wins"] == a_won.sum()
+
+
+def test_win_rate_intervals_count_seeds_as_scipy_would(page: str, games: pl.DataFrame) -> None:
+    """The shown first-seat interval is scipy's Wilson interval counting each seed pair once
+    (its two games share a deal): the win share scaled to 1,000 seeds."""
+    cell = games.filter(pl.col("config") == "base").sort("game")
+    winner = cell["winner"].to_numpy()
+    wins = int((winner == "first").sum())
+    k = round(wins * 1000 / len(winner))
+    ci = sps.binomtest(k, 1000).proportion_ci(method="wilson")
+    shown = f"{100 * wins / len(winner):.1f}% [{100 * ci.low:.1f}, {100 * ci.high:.1f}]"
+    assert shown in section(page, "Win rates")
+
+
+def test_line_control_shares_match_a_direct_count(page: str, games: pl.DataFrame) -> None:
+    body = section(page, "Line control")
+    base = games.filter(pl.col("config") == "base")
+    for line in ("line_10", "line_30", "line_50"):
+        first = (base[line] == "first").sum() / base.height
+        second = (base[line] == "second").sum() / base.height
+        assert f">{100 * first:.1f}%<" in body
+        assert f">{100 * second:.1f}%<" in body
+    assert ">n/a<" in body  # base has no 60 line, 101 has
+    assert "line_60" not in body and ">60<" in body
+
+
+def test_card_impact_counts_match_a_direct_count(run_dir: Path, games: pl.DataFrame) -> None:
+    cards = pl.read_parquet(run_dir / "cards" / "*.parquet").with_columns(
+        pl.col(pl.Categorical, pl.Enum).cast(pl.String)
+    )
+    winner = dict(
+        zip(zip(games["config"], games["game"], strict=True), games["winner"], strict=True)
+    )
+    table = card_table(load_run(run_dir))
+    for config, kind in (("base", "PRINT"), ("101", "GOSUB")):
+        rows = cards.filter((pl.col("config") == config) & (pl.col("kind") == kind))
+        played = rows["played"].to_numpy() > 0
+        won = np.array(
+            [winner[(config, g)] == s for g, s in zip(rows["game"], rows["seat"], strict=True)]
+        )
+        row = table.filter((pl.col("config") == config) & (pl.col("kind") == kind)).row(
+            0, named=True
+        )
+        assert (row["n_played"], row["k_played"]) == (played.sum(), (won & played).sum())
+        assert (row["n_not"], row["k_not"]) == ((~played).sum(), (won & ~played).sum())
+        assert row["n_played"] + row["n_not"] == 2 * 2000
+
+
+# Samples and plain verdicts
+
+
+def test_every_section_states_its_sample(page: str) -> None:
+    for title in ("Win rates", "Scores and game length", "Line control", "Cards"):
+        assert "Sample: " in section(page, title), title
+    assert "Sample: 4,000 games from 2,000 independent seeds." in section(page, "Win rates")
+    assert "Too small to tell" not in page
+    assert "each of the 2,000 seat-swapped pairs share a deal" in page
+
+
+def test_seat_verdicts_follow_the_wilson_interval_over_seeds() -> None:
+    """600 of 1,000 decided games in 500 pairs is 300 of 500 seeds: clearly above 50%."""
+    ci = sps.binomtest(300, 500).proportion_ci(method="wilson")
+    assert ci.low > 0.5
+    text = advantage(600, 1000, 500, 1000, "first seat", "second seat")
+    assert text == (
+        f"first seat favoured: first seat takes 60.0% of decided games "
+        f"[{100 * ci.low:.1f}, {100 * ci.high:.1f}]"
+    )
+    assert advantage(400, 1000, 500, 1000, "A", "B").startswith("B favoured")
+    assert advantage(520, 1000, 500, 1000, "A", "B").startswith("no difference detectable")
+    assert advantage(20, 20, 10, 20, "A", "B") == f"too few seeds to tell (10 < {MIN_SEEDS})"
+
+
+def test_card_verdicts_are_holm_adjusted_over_the_kinds() -> None:
+    """p 0.01, 0.04, 0.03 -> Holm 0.03, 0.06, 0.06 (by hand): only the first stands."""
+    diffs = [Difference(e, e - 0.01, e + 0.01, p, False, 100, 100)
+             for e, p in ((0.05, 0.01), (-0.04, 0.04), (0.03, 0.03))]  # fmt: skip
+    verdicts = card_verdicts([diffs[0], "too few to tell", diffs[1], diffs[2]])
+    assert verdicts[0].startswith("seats that played it won more often (+5.0 pts")
+    assert "Holm-adjusted p = 0.03)" in verdicts[0]
+    assert verdicts[1] == "too few to tell"
+    assert verdicts[2].startswith("no difference detectable") and "p = 0.06)" in verdicts[2]
+    assert verdicts[3].startswith("no difference detectable") and "p = 0.06)" in verdicts[3]
+
+
+def test_a_tiny_run_says_it_is_too_small(tmp_path: Path) -> None:
+    page = build_report(load_run(make_run(tmp_path / "tiny", 20)))
+    assert page.count("Too small to tell") >= 4  # every section
+    assert f"too few seeds to tell (10 &lt; {MIN_SEEDS})" in page
+    assert "too few to tell" in section(page, "Cards")
+
+
+def test_an_incomplete_run_is_flagged(tmp_path: Path) -> None:
+    folder = make_run(tmp_path / "r", 40)
+    manifest = (folder / "manifest.json").read_text()
+    (folder / "manifest.json").write_text(manifest.replace('"complete"', '"interrupted"'))
+    assert "The run is not complete (status interrupted)" in build_report(load_run(folder))
+
+
+# Self-contained file
+
+
+def test_the_page_needs_no_network(page: str) -> None:
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 6
+    assert not re.search(r"\b(src|href)\s*=", page)
+    assert not re.search(r"@import|url\(", page)
+    urls = set(re.findall(r"https?://[^\s'\"<>]+", page))
+    assert urls == {"http://www.w3.org/2000/svg"}  # a namespace name, never fetched
+
+
+def test_text_from_the_run_is_escaped(tmp_path: Path) -> None:
+    folder = make_run(tmp_path / "r", 40)
+    text = (folder / "manifest.json").read_text()
+    (folder / "manifest.json").write_text(text.replace('"created": "', '"created": "<b>x</b>'))
+    page = build_report(load_run(folder))
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+
+
+def chromium() -> str | None:
+    return next((path for b in BROWSERS if (path := shutil.which(b))), None)
+
+
+@pytest.mark.skipif(chromium() is None, reason="no chromium binary installed")
+def test_the_report_renders_in_headless_chromium(run_dir: Path, tmp_path: Path) -> None:
+    out = write_report(run_dir, tmp_path / "report.html")
+    browser = chromium()
+    assert browser is not None
+    profile = tmp_path / "profile"
+    base = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}"]
+    dom = subprocess.run(
+        [*base, "--dump-dom", out.resolve().as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    run_id = load_run(run_dir).manifest["run_id"]
+    assert f"<title>One Zero One run report {run_id}</title>" in dom
+    assert dom.count("<svg") >= 6 and "<rect" in dom and "<circle" in dom
+    assert "Line control" in dom
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [*base, "--window-size=1200,2400", f"--screenshot={shot}", out.resolve().as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    png = shot.read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 20_000  # a drawn page, not a blank one
+
+
+# Errors and the command
+
+
+def test_folders_that_hold_no_run_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="no such folder"):
+        load_run(tmp_path / "missing")
+    with pytest.raises(ReportError, match="not a run folder"):
+        load_run(tmp_path)
+    (tmp_path / "manifest.json").write_text("{}")
+    with pytest.raises(ReportError, match="holds no games"):
+        load_run(tmp_path)
+
+
+def test_cli_writes_the_report(run_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sub" / "report.html"
+    result = cli("report", str(run_dir), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.stdout
+    assert "<svg" in out.read_text()
+
+
+def test_cli_mistakes_fail_cleanly(tmp_path: Path) -> None:
+    for args, message in [
+        ([str(tmp_path / "missing")], "no such folder"),
+        ([str(tmp_path)], "is not a run folder"),
+    ]:
+        result = cli("report", *args, "--out", str(tmp_path / "x.html"))
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        lines = [x for x in result.stderr.splitlines() if x.startswith("error:")]
+        assert len(lines) == 1 and message in lines[0]
+
+
+def test_a_corrupt_table_fails_cleanly(tmp_path: Path) -> None:
+    folder = make_run(tmp_path / "r", 40)
+    next((folder / "games").glob("*.parquet")).write_bytes(b"not parquet")
+    result = cli("report", str(folder), "--out", str(tmp_path / "x.html"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "cannot read the run's tables" in result.stderr
