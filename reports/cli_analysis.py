@@ -7,15 +7,16 @@ Only typer is imported here; everything heavy is imported inside the commands, s
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
 
-def fail(message: str) -> None:
-    """One clear line on stderr and a non-zero exit (as sim.cli.fail, without importing it)."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+def fail(message: str) -> NoReturn:
+    """sim.cli.fail, imported when called: sim.cli imports this module while it loads."""
+    from sim.cli import fail as cli_fail
+
+    cli_fail(message)
 
 
 def register(app: typer.Typer) -> None:
@@ -27,15 +28,9 @@ def register(app: typer.Typer) -> None:
 
 def _config(name: str):
     """A loaded config, its warnings echoed; a config error fails cleanly."""
-    from sim.config import ConfigError, load
+    from sim.cli import load_config
 
-    try:
-        config = load(name)
-    except ConfigError as exc:
-        fail(str(exc))
-    for warning in config.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    return config
+    return load_config(name)
 
 
 def _players(spec: str | None) -> tuple[str, str]:

@@ -175,12 +175,7 @@ def follow_winning(s, step):
             play_into(s, first)
         play_into(s, second)
     elif step == 3:
-        for line in range(s.lines):
-            cid = top_card(s)
-            if s.ended or cid == NO_CARD:
-                break
-            if active_lines(s, cid) & ~human_controls(s) & (1 << line):
-                play_into(s, line)
+        walk_down(s, True)
     else:
         line = lowest(s, active, 0)
         play_into(s, line)
@@ -199,12 +194,7 @@ def follow_not_winning(s, step):
         if second >= 0:
             play_into(s, second)
     elif step == 3:
-        for line in range(s.lines):
-            cid = top_card(s)
-            if s.ended or cid == NO_CARD:
-                break
-            if active_lines(s, cid) & ~cpu_controls(s) & (1 << line):
-                play_into(s, line)
+        walk_down(s, False)
     else:
         line = lowest(s, losing, 0)
         while line >= 0 and s.ended == 0 and controller(s, line) != s.cpu:
@@ -213,6 +203,19 @@ def follow_not_winning(s, step):
                 return
             if not play_into(s, line):
                 return
+
+
+@kernel
+def walk_down(s, winning):
+    """Step 3: every line from top to bottom, tested as it is reached (so a line opened
+    earlier in the turn counts): open to the top card and not held by the other side."""
+    for line in range(s.lines):
+        cid = top_card(s)
+        if s.ended or cid == NO_CARD:
+            break
+        held = human_controls(s) if winning else cpu_controls(s)
+        if active_lines(s, cid) & ~held & (1 << line):
+            play_into(s, line)
 
 
 @kernel

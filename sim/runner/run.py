@@ -170,7 +170,7 @@ def _finish(manifest: dict, out: Path) -> None:
     from sim.runner import tables
 
     try:
-        games = pl.scan_parquet(out / storage.GAMES / "*.parquet")
+        games = pl.scan_parquet(out / storage.GAMES / "*.parquet")  # streamed, never all held
         storage.write_parquet(tables.winrates(games), out / "winrates.parquet")
         storage.write_parquet(tables.tiebreaks(games), out / "tiebreaks.parquet")
     except OSError as exc:

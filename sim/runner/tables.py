@@ -24,10 +24,13 @@ LINE_COLUMNS = [f"line_{10 * (i + 1)}" for i in range(MAX_LINES)]
 
 
 def _enum(codes: np.ndarray, dtype: pl.Enum, offset: int = 0) -> pl.Series:
-    """Codes offset.. as an enum column; any other code (e.g. -1) becomes null."""
-    mapping = {i + offset: label for i, label in enumerate(dtype.categories.to_list())}
-    series = pl.Series(np.asarray(codes, dtype=np.int16))
-    return series.replace_strict(mapping, default=None, return_dtype=dtype)
+    """Codes offset.. as an enum column (gathered from its categories: the fast way); any
+    code below offset (e.g. -1) becomes null."""
+    index = np.asarray(codes, dtype=np.int64) - offset
+    missing = np.flatnonzero(index < 0)
+    labels = pl.Series(dtype.categories.to_list(), dtype=dtype)
+    column = labels.gather(pl.Series(np.maximum(index, 0).astype(np.uint32)))
+    return column.scatter(missing, None) if len(missing) else column
 
 
 def _constants(**values: str) -> list[pl.Expr]:
@@ -158,7 +161,7 @@ def winrates(games: pl.LazyFrame) -> pl.DataFrame:
             b_won.sum().alias("b_wins"),
         )
         .sort("config", "matchup")
-        .collect()
+        .collect(engine="streaming")
     )
     parts = table["matchup"].str.split_exact(",", 1).struct.rename_fields(["a", "b"])
     table = table.with_columns(parts.struct.field("a"), parts.struct.field("b"))
@@ -212,5 +215,5 @@ def tiebreaks(games: pl.LazyFrame) -> pl.DataFrame:
         .with_columns((pl.col("count") / pl.col("games")).alias("share"))
         .drop("games")
         .sort(*keys, "category", "value", "seat", nulls_last=True)
-        .collect()
+        .collect(engine="streaming")
     )
