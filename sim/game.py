@@ -45,23 +45,30 @@ def start(config: Config, seed: int, cpu_level: int = 0):
 
 
 def play_batch(
-    config: Config, seeds: np.ndarray, s=None, cpu_level: int = 0, swapped=None
+    config: Config, seeds: np.ndarray, s=None, cpu_level: int = 0, swapped=None, buffers=None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play random vs random games, one per seed, in one compiled call.
 
     Returns the result rows (engine/game.py R_* columns) and the card counts
     [game, seat, kind, C_*]. Pass a state to reuse it across batches.
     """
-    from sim.cards import N_KINDS
-    from sim.engine.game import RESULT_WIDTH, play_games
+    from sim.engine.game import play_games
 
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-    out = np.zeros((len(seeds), RESULT_WIDTH), dtype=np.int32)
-    cards = np.zeros((len(seeds), 2, N_KINDS, 3), dtype=np.uint8)
+    out, cards = buffers if buffers is not None else result_buffers(len(seeds))
     state = new_state() if s is None else s
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
     play_games(state, *config.engine_args(cpu_level), seeds, flags, out, cards)
     return out, cards
+
+
+def result_buffers(games: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed result rows and card counts for a batch of games."""
+    from sim.cards import N_KINDS
+    from sim.engine.game import RESULT_WIDTH
+
+    out = np.zeros((games, RESULT_WIDTH), dtype=np.int32)
+    return out, np.zeros((games, 2, N_KINDS, 3), dtype=np.uint8)
 
 
 def turns(s, seed: int = 0) -> Iterator[Turn]:
