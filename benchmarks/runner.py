@@ -68,9 +68,11 @@ def main() -> None:
         f"sim run, {args.workers} workers, whole command: {end_to_end:,.0f} games/s "
         f"= {end_to_end / single:.2f}x the single-process figure"
     )
+    parent = peak.get(proc.pid, 0)
+    workers = max((v for pid, v in peak.items() if pid != proc.pid), default=0)
     print(
-        f"peak resident memory per process: {max(peak.values()) / 2**20:,.0f} MiB "
-        f"(over {len(peak)} processes)"
+        f"peak resident memory: parent {parent / 2**20:,.0f} MiB, largest worker "
+        f"{workers / 2**20:,.0f} MiB (over {len(peak)} processes)"
     )
     print(
         f"games table: {games_bytes / args.games:.1f} bytes/game; "

@@ -170,9 +170,13 @@ def _finish(manifest: dict, out: Path) -> None:
     from sim.runner import tables
 
     try:
-        games = pl.scan_parquet(out / storage.GAMES / "*.parquet")  # streamed, never all held
-        storage.write_parquet(tables.winrates(games), out / "winrates.parquet")
-        storage.write_parquet(tables.tiebreaks(games), out / "tiebreaks.parquet")
+        wins, ties = [], []
+        for part in sorted((out / storage.GAMES).glob("*.parquet")):  # one part at a time
+            games = pl.scan_parquet(part)
+            wins.append(tables.win_counts(games))
+            ties.append(tables.tiebreak_counts(games))
+        storage.write_parquet(tables.winrates(pl.concat(wins)), out / "winrates.parquet")
+        storage.write_parquet(tables.tiebreaks(pl.concat(ties)), out / "tiebreaks.parquet")
     except OSError as exc:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
     manifest["status"] = "complete"

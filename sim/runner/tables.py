@@ -141,17 +141,16 @@ def cards_frame(cell, start: int, swap: bool, cards: np.ndarray) -> pl.DataFrame
     )
 
 
-def winrates(games: pl.LazyFrame) -> pl.DataFrame:
-    """Per config and match-up: wins by seat and by strategy, draws, with Wilson intervals."""
-    from reports.stats import wilson
-
+def win_counts(games: pl.LazyFrame) -> pl.DataFrame:
+    """Per config and match-up: games, wins by seat and by strategy, draws (additive counts,
+    so each part can be counted alone and memory stays flat however large the run)."""
     first_won = pl.col("winner") == "first"
     second_won = pl.col("winner") == "second"
     a_won = (first_won & ~pl.col("swapped")) | (second_won & pl.col("swapped"))
     b_won = (second_won & ~pl.col("swapped")) | (first_won & pl.col("swapped"))
-    table = (
+    return (
         _plain(games)
-        .group_by("config", "config_hash", "matchup")
+        .group_by(*WIN_KEYS)
         .agg(
             pl.len().alias("games"),
             first_won.sum().alias("first_wins"),
@@ -160,9 +159,18 @@ def winrates(games: pl.LazyFrame) -> pl.DataFrame:
             a_won.sum().alias("a_wins"),
             b_won.sum().alias("b_wins"),
         )
-        .sort("config", "matchup")
-        .collect(engine="streaming")
+        .collect()
     )
+
+
+WIN_KEYS = ["config", "config_hash", "matchup"]
+
+
+def winrates(counts: pl.DataFrame) -> pl.DataFrame:
+    """Summed win counts with rates and Wilson 95% intervals, by seat and by strategy."""
+    from reports.stats import wilson
+
+    table = counts.group_by(WIN_KEYS).agg(pl.all().sum()).sort("config", "matchup")
     parts = table["matchup"].str.split_exact(",", 1).struct.rename_fields(["a", "b"])
     table = table.with_columns(parts.struct.field("a"), parts.struct.field("b"))
     for who in ("first", "second", "a", "b"):
@@ -184,16 +192,19 @@ def _with_rate(table: pl.DataFrame, name: str, count: str, wilson) -> pl.DataFra
     )
 
 
-def tiebreaks(games: pl.LazyFrame) -> pl.DataFrame:
-    """Per config and match-up: counts and shares of outcomes, deciding lines by winning seat,
-    and end reasons, as long rows (category, value, seat, count, share)."""
+TIE_KEYS = ["config", "matchup", "category", "value", "seat"]
+
+
+def tiebreak_counts(games: pl.LazyFrame) -> pl.DataFrame:
+    """Counts of outcomes, deciding lines by winning seat, and end reasons, as long rows
+    (config, matchup, category, value, seat, count); additive like win_counts."""
     keys = ["config", "matchup"]
     games = _plain(games)
-    totals = games.group_by(keys).agg(pl.len().alias("games"))
+    no_seat = pl.lit(None, pl.String).alias("seat")
     parts = [
         games.group_by(*keys, pl.col("outcome").cast(pl.String).alias("value"))
         .agg(pl.len().alias("count"))
-        .with_columns(pl.lit("outcome").alias("category"), pl.lit(None, pl.String).alias("seat")),
+        .with_columns(pl.lit("outcome").alias("category"), no_seat),
         games.filter(pl.col("outcome") == "tiebreak")
         .group_by(
             *keys,
@@ -204,16 +215,22 @@ def tiebreaks(games: pl.LazyFrame) -> pl.DataFrame:
         .with_columns(pl.lit("tiebreak_line").alias("category")),
         games.group_by(*keys, pl.col("end_reason").cast(pl.String).alias("value"))
         .agg(pl.len().alias("count"))
-        .with_columns(
-            pl.lit("end_reason").alias("category"), pl.lit(None, pl.String).alias("seat")
-        ),
+        .with_columns(pl.lit("end_reason").alias("category"), no_seat),
     ]
-    columns = [*keys, "category", "value", "seat", "count"]
-    long = pl.concat([p.select(columns) for p in parts])
+    return pl.concat([p.select(*TIE_KEYS, "count") for p in parts]).collect()
+
+
+def tiebreaks(counts: pl.DataFrame) -> pl.DataFrame:
+    """Summed long counts with each one's share of its config and match-up's games."""
+    summed = counts.group_by(TIE_KEYS).agg(pl.col("count").sum())
+    totals = (
+        summed.filter(pl.col("category") == "outcome")
+        .group_by("config", "matchup")
+        .agg(pl.col("count").sum().alias("games"))
+    )
     return (
-        long.join(totals, on=keys)
+        summed.join(totals, on=["config", "matchup"])
         .with_columns((pl.col("count") / pl.col("games")).alias("share"))
         .drop("games")
-        .sort(*keys, "category", "value", "seat", nulls_last=True)
-        .collect(engine="streaming")
+        .sort(*TIE_KEYS, nulls_last=True)
     )
