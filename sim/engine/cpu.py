@@ -83,19 +83,10 @@ def human_controls(s):
 
 
 @kernel
-def bottom_most(mask, rank):
-    """The rank-th (0 = first) set line counting from the bottom, or -1."""
-    for line in range(7, -1, -1):
-        if mask & (1 << line):
-            if rank == 0:
-                return line
-            rank -= 1
-    return -1
-
-
-@kernel
-def top_most(mask, rank):
-    for line in range(8):
+def nth_line(mask, rank, from_bottom):
+    """The rank-th (0 = first) line set in mask, counting from the bottom or the top; -1."""
+    for i in range(8):
+        line = 7 - i if from_bottom else i
         if mask & (1 << line):
             if rank == 0:
                 return line
@@ -106,12 +97,12 @@ def top_most(mask, rank):
 @kernel
 def lowest(s, mask, rank):
     """RULES.md 8: 'lowest' is the bottom line (glossary) or the top one (numeric)."""
-    return top_most(mask, rank) if s.cpu_numeric else bottom_most(mask, rank)
+    return nth_line(mask, rank, not s.cpu_numeric)
 
 
 @kernel
 def highest(s, mask, rank):
-    return bottom_most(mask, rank) if s.cpu_numeric else top_most(mask, rank)
+    return nth_line(mask, rank, bool(s.cpu_numeric))
 
 
 @kernel
