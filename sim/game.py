@@ -45,11 +45,19 @@ def start(config: Config, seed: int, cpu_level: int = 0):
 
 
 def play_batch(
-    config: Config, seeds: np.ndarray, s=None, cpu_level: int = 0, swapped=None, buffers=None
+    config: Config,
+    seeds: np.ndarray,
+    s=None,
+    cpu_level: int = 0,
+    swapped=None,
+    buffers=None,
+    policies=(0, 0),
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Play random vs random games, one per seed, in one compiled call.
+    """Play one game per seed in one compiled call.
 
-    Returns the result rows (engine/game.py R_* columns) and the card counts
+    policies are the engine codes of strategies A and B (players.policy_codes); A sits
+    first unless the game's swapped flag is set; cpu_level puts the CPU in the second
+    seat. Returns the result rows (engine/game.py R_* columns) and the card counts
     [game, seat, kind, C_*]. Pass a state to reuse it across batches.
     """
     from sim.engine.game import play_games
@@ -58,7 +66,8 @@ def play_batch(
     out, cards = buffers if buffers is not None else result_buffers(len(seeds))
     state = new_state() if s is None else s
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
-    play_games(state, *config.engine_args(cpu_level), seeds, flags, out, cards)
+    seats = np.asarray(policies, dtype=np.int8)
+    play_games(state, *config.engine_args(cpu_level), seats, seeds, flags, out, cards)
     return out, cards
 
 

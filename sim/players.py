@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 # name -> (description, {parameter: (allowed values, default or None)})
 BUILT_IN: dict[str, tuple[str, dict[str, tuple[tuple[int, ...], int | None]]]] = {
     "random": ("the canonical random strategy of RULES.md 9", {}),
+    "greedy": ("one ply: the move (with its sub-decisions) of best immediate score margin", {}),
     "cpu": (
         "the solo-mode CPU card (RULES.md 8); second seat only",
         {"level": ((1, 2, 3, 4), None)},  # None: the config's cpu_level
@@ -83,6 +84,14 @@ def parse_players(spec: str) -> tuple[str, str]:
     if first.name == "cpu":
         raise PlayerError("the CPU always plays second: put cpu in the second seat (random,cpu)")
     return first.text, second.text
+
+
+_POLICY = {"random": 0, "greedy": 3, "cpu": 0}  # engine policy codes (engine/state.py)
+
+
+def policy_codes(a: str, b: str) -> tuple[int, int]:
+    """The engine policy codes of strategies A and B (the CPU is not a policy: see cpu_level)."""
+    return _POLICY[parse_player(a).name], _POLICY[parse_player(b).name]
 
 
 def cpu_level(second: str, default: int) -> int:

@@ -23,7 +23,7 @@ def test_specs_with_parameters_split_at_top_level_commas():
         ("random,cpu(level=5)", "level must be one of"),
         ("random,cpu(speed=2)", "unknown parameter 'speed'"),
         ("random,cpu(level=x)", "whole number"),
-        ("random,greedy", "unknown strategy 'greedy'; available: cpu, random"),
+        ("random,clever", "unknown strategy 'clever'; available: cpu, greedy, random"),
         ("random", "expected two strategies"),
     ],
 )

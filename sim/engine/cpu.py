@@ -14,8 +14,8 @@ from sim.cards import CONT
 from sim.engine.board import can_enter, is_shut, place
 from sim.engine.commands import execute
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.jit import DISABLED, kernel
-from sim.engine.paths import note_placed, path_choice
+from sim.engine.jit import kernel
+from sim.engine.paths import advance, note_placed, path_choice, scratch_state
 from sim.engine.score import controller, scores
 from sim.engine.state import (
     END_CPU_OUT,
@@ -26,27 +26,12 @@ from sim.engine.state import (
     MAX_DEPTH,
     NO_CARD,
     POLICY_PATH,
-    STATE_DTYPE,
 )
 from sim.engine.turn import line_masks
 
 WINNING, NOT_WINNING = 1, 0
 MAX_PATHS = 256
 N_FEATURES = 5  # winning, human not ahead, net good moves, no own card lost, margin
-
-
-def _scratch_py():
-    return np.zeros(1, dtype=STATE_DTYPE).view(np.recarray)
-
-
-@kernel
-def _scratch_jit():
-    return np.zeros(1, dtype=STATE_DTYPE)
-
-
-# A one-record array to copy states into. Keep the array itself alive while its record is
-# used: a numba record does not hold a reference to the array it lives in.
-scratch_state = _scratch_py if DISABLED else _scratch_jit
 
 
 @kernel
@@ -303,17 +288,6 @@ def best_path(s, cid, line, col):
         if not advance(current, t.path_options, depth):
             break
     return paths[choose_leaf(paths, lengths, features, n)]
-
-
-@kernel
-def advance(current, options, depth):
-    """Next path in lexicographic order (an odometer over the decisions taken); False at end."""
-    for j in range(depth - 1, -1, -1):
-        if current[j] + 1 < options[j]:
-            current[j] += 1
-            current[j + 1 :] = 0
-            return True
-    return False
 
 
 @kernel

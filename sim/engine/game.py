@@ -7,6 +7,7 @@ import numpy as np
 from sim.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.board import place
 from sim.engine.cpu import cpu_turn
+from sim.engine.greedy import greedy_turn
 from sim.engine.hands import draw
 from sim.engine.jit import entry, kernel
 from sim.engine.rng import advance, chance_int, mix
@@ -16,6 +17,7 @@ from sim.engine.state import (
     NO_CARD,
     NO_CPU,
     ONGOING,
+    POLICY_GREEDY,
     POLICY_RANDOM,
 )
 from sim.engine.turn import HAND_SIZE, random_turn
@@ -222,6 +224,15 @@ def setup(
     deal(s, kinds, axes, first_option)
 
 
+@kernel
+def seat_policies(s, policies, swapped):
+    """Strategies A and B (policies[0], policies[1]) into their seats; B sits first in the
+    second game of a seat-swapped pair."""
+    first, second = (policies[1], policies[0]) if swapped else (policies[0], policies[1])
+    s.policy[s.first] = first
+    s.policy[1 - s.first] = second
+
+
 @entry
 def play_games(
     s,
@@ -233,6 +244,7 @@ def play_games(
     first_option,
     cpu_level,
     cpu_numeric,
+    policies,
     seeds,
     swapped,
     out,
@@ -254,9 +266,12 @@ def play_games(
             seeds[g],
             swapped[g],
         )
+        seat_policies(s, policies, swapped[g])
         while s.ended == ONGOING and s.error == 0:
             if s.mover == s.cpu:
                 cpu_turn(s)
+            elif s.policy[s.mover] == POLICY_GREEDY:
+                greedy_turn(s)
             else:
                 random_turn(s)
         record(s, out[g], cards[g])

@@ -3,8 +3,10 @@ remembering the display at each decision so the CPU can rank what an option led 
 
 from __future__ import annotations
 
-from sim.engine.jit import kernel
-from sim.engine.state import ERR_OVERFLOW, MAX_DEPTH, NO_CARD
+import numpy as np
+
+from sim.engine.jit import DISABLED, kernel
+from sim.engine.state import ERR_OVERFLOW, MAX_DEPTH, NO_CARD, STATE_DTYPE
 
 
 @kernel
@@ -41,3 +43,28 @@ def note_placed(s, cid, line):
     for depth in range(s.path_pos):
         s.snap_line[depth, cid] = line
         s.snap_own[depth, cid] = s.face[cid] == s.cpu
+
+
+def _scratch_py():
+    return np.zeros(1, dtype=STATE_DTYPE).view(np.recarray)
+
+
+@kernel
+def _scratch_jit():
+    return np.zeros(1, dtype=STATE_DTYPE)
+
+
+# A one-record array to copy states into. Keep the array itself alive while its record is
+# used: a numba record does not hold a reference to the array it lives in.
+scratch_state = _scratch_py if DISABLED else _scratch_jit
+
+
+@kernel
+def advance(current, options, depth):
+    """Next path in lexicographic order (an odometer over the decisions taken); False at end."""
+    for j in range(depth - 1, -1, -1):
+        if current[j] + 1 < options[j]:
+            current[j] += 1
+            current[j + 1 :] = 0
+            return True
+    return False

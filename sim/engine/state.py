@@ -26,7 +26,7 @@ END_REASONS = ("", "run", "deck_out", "stalled", "cpu_out")
 OK, ERR_ILLEGAL, ERR_OVERFLOW = 0, 1, 2
 
 # policies a seat can be driven by inside the compiled loop
-POLICY_RANDOM, POLICY_SCRIPT, POLICY_PATH = 0, 1, 2
+POLICY_RANDOM, POLICY_SCRIPT, POLICY_PATH, POLICY_GREEDY = 0, 1, 2, 3
 MAX_DEPTH = 8  # decisions in one CPU card's chain (its direction and every nested choice)
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
