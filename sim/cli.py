@@ -18,8 +18,10 @@ configs_app = typer.Typer(
     help="List and inspect deck and rule configurations.", no_args_is_help=True
 )
 rules_app = typer.Typer(help="Apply and check rule scenarios (RULES.md 13).", no_args_is_help=True)
+strategies_app = typer.Typer(help="The strategies that can sit in a seat.", no_args_is_help=True)
 app.add_typer(configs_app, name="configs")
 app.add_typer(rules_app, name="rules")
+app.add_typer(strategies_app, name="strategies")
 
 
 def fail(message: str) -> NoReturn:
@@ -71,6 +73,24 @@ def configs_show(
     config = load_config(name)
     typer.echo(f"# {config.name} ({config.path})\n# {config.description}\n# hash {config.hash}")
     typer.echo(json.dumps(config.to_dict(), indent=2))
+
+
+@strategies_app.command("list")
+def strategies_list() -> None:
+    """Each registered strategy with its parameters and a one-line description."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from sim.players import BUILT_IN
+
+    table = Table("name", "parameters", "description")
+    for name, (description, params) in BUILT_IN.items():
+        shown = ", ".join(
+            f"{key} in {list(values)}" + ("" if default is None else f" (default {default})")
+            for key, (values, default) in params.items()
+        )
+        table.add_row(name, shown or "-", description)
+    Console(width=120).print(table)
 
 
 @rules_app.command("apply")

@@ -50,3 +50,16 @@ def test_runs_against_the_cpu_are_unswapped_and_the_cpu_sits_second(tmp_path):
     assert solo.filter(pl.col("outcome") == "draw").height == 0  # ties lose for the CPU
     duo = games.filter(pl.col("matchup") == "random,random")
     assert duo["pair"].null_count() == 0
+
+
+def test_strategies_list_shows_every_registered_strategy():
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+    from sim.players import BUILT_IN
+
+    result = CliRunner().invoke(app, ["strategies", "list"])
+    assert result.exit_code == 0, result.output
+    for name in BUILT_IN:
+        assert name in result.output
+    assert "level in [1, 2, 3, 4]" in result.output
