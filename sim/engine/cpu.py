@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from sim.cards import CONT
-from sim.engine.board import can_enter, is_shut, place
-from sim.engine.commands import execute
+from sim.engine.board import can_enter, is_shut
+from sim.engine.commands import execute, put_down
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
-from sim.engine.paths import advance, note_placed, path_choice, scratch_state
+from sim.engine.paths import advance, path_choice, scratch_state
 from sim.engine.score import controller, scores
 from sim.engine.state import (
     END_CPU_OUT,
@@ -247,14 +247,9 @@ def lay_card(s, cid, line, col):
     digit = s.cpu
     s.policy[digit] = POLICY_PATH
     s.path_pos = 0
-    from_path = path_direction(s, cid)
+    direction = path_direction(s, cid)
     s.pile_top[digit] += 1
-    s.face[cid] = digit
-    s.dirn[cid] = from_path
-    s.by[cid] = digit
-    s.played[digit, s.kind[cid]] += 1
-    place(s, cid, line, col)
-    note_placed(s, cid, line)
+    put_down(s, digit, cid, direction, line, col)
     execute(s, digit, line, col)
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sim.cards import CONT
-from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty, place
-from sim.engine.commands import execute
+from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty
+from sim.engine.commands import execute, put_down
 from sim.engine.decide import choose_dir, dir_allowed
 from sim.engine.hands import draw, hand_remove
 from sim.engine.jit import inlined, kernel
@@ -136,12 +136,8 @@ def put_card(s, digit, index, line, direction, forced):
     else:
         col = s.gap[line]
     s.forced_line = -1
-    s.by[cid] = digit
-    s.played[digit, s.kind[cid]] += 1
     hand_remove(s, digit, index)
-    s.face[cid] = digit
-    s.dirn[cid] = direction
-    place(s, cid, line, col)
+    put_down(s, digit, cid, direction, line, col)
     execute(s, digit, line, col)
 
 
