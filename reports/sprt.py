@@ -20,9 +20,6 @@ from sim.config import Config
 from sim.engine.game import DRAW, R_ERROR, R_WINNER, WIN_FIRST, WIN_SECOND
 from sim.runner.seeds import cell_key, game_seeds
 
-ENGINE_STRATEGIES = frozenset({"random", "greedy"})
-"""Strategies the compiled game loop (sim.game.play_batch) plays today."""
-
 _LABELS = {"first": WIN_FIRST, "second": WIN_SECOND, "draw": DRAW}
 
 
@@ -174,18 +171,17 @@ def play_pairs(config: Config, a: str, b: str, seeds: np.ndarray, state=None) ->
     is the one call to change.
     """
     from sim.game import play_batch
-    from sim.players import policy_codes
+    from sim.players import budgets, policy_codes
 
     if any(name.startswith("cpu") for name in (a, b)):
         raise SprtError(
             "the CPU card only plays the second seat, so it cannot play seat-swapped pairs"
         )
-    unknown = sorted({a, b} - ENGINE_STRATEGIES)
-    if unknown:
-        raise SprtError(f"the engine cannot play strategy {unknown[0]!r} in batches yet")
     games = np.repeat(np.asarray(seeds, dtype=np.uint64), 2)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), len(seeds))
-    out, _ = play_batch(config, games, state, swapped=swapped, policies=policy_codes(a, b))
+    out, _ = play_batch(
+        config, games, state, swapped=swapped, policies=policy_codes(a, b), budgets=budgets(a, b)
+    )
     bad = out[:, R_ERROR].nonzero()[0]
     if len(bad):
         raise SprtError(f"game seed {int(games[bad[0]])} stopped at an engine limit")

@@ -84,12 +84,12 @@ def strategies_list() -> None:
     from sim.players import BUILT_IN
 
     table = Table("name", "parameters", "description")
-    for name, (description, params) in BUILT_IN.items():
+    for name, spec in BUILT_IN.items():
         shown = ", ".join(
-            f"{key} in {list(values)}" + ("" if default is None else f" (default {default})")
-            for key, (values, default) in params.items()
+            f"{key}={p.low}..{p.high}" + ("" if p.default is None else f" (default {p.default})")
+            for key, p in spec.params.items()
         )
-        table.add_row(name, shown or "-", description)
+        table.add_row(name, shown or "-", spec.description)
     Console(width=120).print(table)
 
 

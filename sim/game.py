@@ -52,10 +52,12 @@ def play_batch(
     swapped=None,
     buffers=None,
     policies=(0, 0),
+    budgets=(0, 0),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play one game per seed in one compiled call.
 
-    policies are the engine codes of strategies A and B (players.policy_codes); A sits
+    policies are the engine codes of strategies A and B (players.policy_codes), budgets
+    their search budgets (players.budgets); A sits
     first unless the game's swapped flag is set; cpu_level puts the CPU in the second
     seat. Returns the result rows (engine/game.py R_* columns) and the card counts
     [game, seat, kind, C_*]. Pass a state to reuse it across batches.
@@ -67,7 +69,8 @@ def play_batch(
     state = new_state() if s is None else s
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
     seats = np.asarray(policies, dtype=np.int8)
-    play_games(state, *config.engine_args(cpu_level), seats, seeds, flags, out, cards)
+    limits = np.asarray(budgets, dtype=np.int32)
+    play_games(state, *config.engine_args(cpu_level), seats, limits, seeds, flags, out, cards)
     return out, cards
 
 

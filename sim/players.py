@@ -9,13 +9,60 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# name -> (description, {parameter: (allowed values, default or None)})
-BUILT_IN: dict[str, tuple[str, dict[str, tuple[tuple[int, ...], int | None]]]] = {
-    "random": ("the canonical random strategy of RULES.md 9", {}),
-    "greedy": ("one ply: the move (with its sub-decisions) of best immediate score margin", {}),
-    "cpu": (
+from sim.engine.state import (
+    POLICY_GREEDY,
+    POLICY_HEURISTIC,
+    POLICY_ISMCTS,
+    POLICY_MC,
+    POLICY_RANDOM,
+)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A whole-number parameter of a built-in strategy; default None: taken from elsewhere."""
+
+    low: int
+    high: int
+    default: int | None
+    help: str
+
+
+@dataclass(frozen=True)
+class BuiltIn:
+    """A strategy inside the compiled loop: its engine policy code and its parameters.
+
+    budget names the parameter handed to the engine as the seat's search budget.
+    """
+
+    description: str
+    code: int
+    params: dict[str, Param] = field(default_factory=dict)
+    budget: str | None = None
+
+
+BUILT_IN: dict[str, BuiltIn] = {
+    "random": BuiltIn("the canonical random strategy of RULES.md 9", POLICY_RANDOM),
+    "greedy": BuiltIn(
+        "one ply: the move (with its sub-decisions) of best immediate score margin", POLICY_GREEDY
+    ),
+    "heuristic": BuiltIn("a hand-written expert evaluation of each move", POLICY_HEURISTIC),
+    "mc": BuiltIn(
+        "determinised Monte Carlo: sample the unseen cards, roll out, best average",
+        POLICY_MC,
+        {"rollouts": Param(1, 100_000, 200, "rollouts per decision")},
+        "rollouts",
+    ),
+    "ismcts": BuiltIn(
+        "information-set Monte Carlo tree search",
+        POLICY_ISMCTS,
+        {"iterations": Param(1, 1_000_000, 1000, "search iterations per decision")},
+        "iterations",
+    ),
+    "cpu": BuiltIn(
         "the solo-mode CPU card (RULES.md 8); second seat only",
-        {"level": ((1, 2, 3, 4), None)},  # None: the config's cpu_level
+        POLICY_RANDOM,
+        {"level": Param(1, 4, None, "CPU level; default: the config's cpu_level")},
     ),
 }
 _SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$")
@@ -56,7 +103,7 @@ def parse_player(text: str) -> Player:
         name = match.group(1) if match else text
         raise PlayerError(f"unknown strategy {name!r}; available: {', '.join(sorted(BUILT_IN))}")
     name, args = match.group(1), match.group(2)
-    allowed = BUILT_IN[name][1]
+    allowed = BUILT_IN[name].params
     params: dict[str, int] = {}
     for item in filter(None, (a.strip() for a in (args or "").split(","))):
         key, _, value = item.partition("=")
@@ -68,8 +115,9 @@ def parse_player(text: str) -> Player:
             params[key] = int(value)
         except ValueError:
             raise PlayerError(f"{name}: {key} must be a whole number, got {value!r}") from None
-        if params[key] not in allowed[key][0]:
-            raise PlayerError(f"{name}: {key} must be one of {allowed[key][0]}, got {value}")
+        low, high = allowed[key].low, allowed[key].high
+        if not low <= params[key] <= high:
+            raise PlayerError(f"{name}: {key} must be between {low} and {high}, got {value}")
     return Player(name, params)
 
 
@@ -86,12 +134,21 @@ def parse_players(spec: str) -> tuple[str, str]:
     return first.text, second.text
 
 
-_POLICY = {"random": 0, "greedy": 3, "cpu": 0}  # engine policy codes (engine/state.py)
-
-
 def policy_codes(a: str, b: str) -> tuple[int, int]:
     """The engine policy codes of strategies A and B (the CPU is not a policy: see cpu_level)."""
-    return _POLICY[parse_player(a).name], _POLICY[parse_player(b).name]
+    return BUILT_IN[parse_player(a).name].code, BUILT_IN[parse_player(b).name].code
+
+
+def budgets(a: str, b: str) -> tuple[int, int]:
+    """The engine search budgets of strategies A and B (0 for strategies without one)."""
+    return _budget(parse_player(a)), _budget(parse_player(b))
+
+
+def _budget(player: Player) -> int:
+    spec = BUILT_IN[player.name]
+    if spec.budget is None:
+        return 0
+    return player.params.get(spec.budget, spec.params[spec.budget].default)
 
 
 def cpu_level(second: str, default: int) -> int:

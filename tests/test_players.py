@@ -20,10 +20,11 @@ def test_specs_with_parameters_split_at_top_level_commas():
     [
         ("cpu,random", "always plays second"),
         ("cpu,cpu", "always plays second"),
-        ("random,cpu(level=5)", "level must be one of"),
+        ("random,cpu(level=5)", "level must be between 1 and 4, got 5"),
+        ("random,mc(rollouts=0)", "rollouts must be between 1 and"),
         ("random,cpu(speed=2)", "unknown parameter 'speed'"),
         ("random,cpu(level=x)", "whole number"),
-        ("random,clever", "unknown strategy 'clever'; available: cpu, greedy, random"),
+        ("random,clever", "unknown strategy 'clever'; available: cpu, greedy, heuristic, "),
         ("random", "expected two strategies"),
     ],
 )
@@ -62,4 +63,5 @@ def test_strategies_list_shows_every_registered_strategy():
     assert result.exit_code == 0, result.output
     for name in BUILT_IN:
         assert name in result.output
-    assert "level in [1, 2, 3, 4]" in result.output
+    assert "level=1..4" in result.output
+    assert "rollouts=1..100000 (default 200)" in result.output

@@ -7,20 +7,19 @@ import numpy as np
 from sim.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.board import place
 from sim.engine.cpu import cpu_turn
-from sim.engine.greedy import greedy_turn
 from sim.engine.hands import draw
 from sim.engine.jit import entry, kernel
 from sim.engine.rng import advance, chance_int, mix
 from sim.engine.score import controller
+from sim.engine.seats import seat_turn
 from sim.engine.state import (
     MAX_LINES,
     NO_CARD,
     NO_CPU,
     ONGOING,
-    POLICY_GREEDY,
     POLICY_RANDOM,
 )
-from sim.engine.turn import HAND_SIZE, random_turn
+from sim.engine.turn import HAND_SIZE
 
 # Columns of the per-game result rows returned by play_games (seats: 0 first, 1 second).
 R_FIRST, R_END, R_TURNS, R_SCORE_FIRST, R_SCORE_SECOND, R_ERROR = 0, 1, 2, 3, 4, 5
@@ -225,12 +224,14 @@ def setup(
 
 
 @kernel
-def seat_policies(s, policies, swapped):
-    """Strategies A and B (policies[0], policies[1]) into their seats; B sits first in the
-    second game of a seat-swapped pair."""
-    first, second = (policies[1], policies[0]) if swapped else (policies[0], policies[1])
-    s.policy[s.first] = first
-    s.policy[1 - s.first] = second
+def seat_policies(s, policies, budgets, swapped):
+    """Strategies A and B (policies[0], policies[1], with their budgets) into their seats;
+    B sits first in the second game of a seat-swapped pair."""
+    a, b = (1, 0) if swapped else (0, 1)
+    s.policy[s.first] = policies[a]
+    s.policy[1 - s.first] = policies[b]
+    s.budget[s.first] = budgets[a]
+    s.budget[1 - s.first] = budgets[b]
 
 
 @entry
@@ -245,13 +246,14 @@ def play_games(
     cpu_level,
     cpu_numeric,
     policies,
+    budgets,
     seeds,
     swapped,
     out,
     cards,
 ):
-    """Play one game per seed (random vs random, or random vs the CPU); a result row in out
-    and card counts in cards."""
+    """Play one game per seed, each seat driven by its built-in policy (or the CPU card);
+    a result row in out and card counts in cards."""
     for g in range(seeds.shape[0]):
         setup(
             s,
@@ -266,13 +268,11 @@ def play_games(
             seeds[g],
             swapped[g],
         )
-        seat_policies(s, policies, swapped[g])
+        seat_policies(s, policies, budgets, swapped[g])
         while s.ended == ONGOING and s.error == 0:
             if s.mover == s.cpu:
                 cpu_turn(s)
-            elif s.policy[s.mover] == POLICY_GREEDY:
-                greedy_turn(s)
             else:
-                random_turn(s)
+                seat_turn(s)
         record(s, out[g], cards[g])
     return 0

@@ -27,6 +27,7 @@ OK, ERR_ILLEGAL, ERR_OVERFLOW = 0, 1, 2
 
 # policies a seat can be driven by inside the compiled loop
 POLICY_RANDOM, POLICY_SCRIPT, POLICY_PATH, POLICY_GREEDY = 0, 1, 2, 3
+POLICY_HEURISTIC, POLICY_MC, POLICY_ISMCTS = 4, 5, 6
 MAX_DEPTH = 8  # decisions in one CPU card's chain (its direction and every nested choice)
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
@@ -69,6 +70,7 @@ STATE_DTYPE = np.dtype(
         ("chance", np.uint64),  # the deal's random stream (shuffles, GET)
         ("srng", np.uint64, (2,)),  # each digit's strategy stream
         ("policy", np.int8, (2,)),
+        ("budget", np.int32, (2,)),  # per digit: a search strategy's budget (rollouts, iterations)
         (
             "script",
             np.int16,

@@ -37,7 +37,7 @@ def play_chunk(task: Task) -> Done:
 
     from sim.engine.game import R_ERROR
     from sim.game import play_batch
-    from sim.players import cpu_level, policy_codes
+    from sim.players import budgets, cpu_level, policy_codes
     from sim.runner import storage, tables
     from sim.runner.seeds import game_seeds
 
@@ -51,8 +51,14 @@ def play_chunk(task: Task) -> Done:
     seeds = seeds[: index_stop - index_start]
     level = cpu_level(cell.b, cell.config.rules.cpu_level)
     swapped = (np.arange(index_start, index_stop) % 2 == 1) if task.swap else None
-    policies = policy_codes(cell.a, cell.b)
-    out, cards = play_batch(cell.config, seeds, cpu_level=level, swapped=swapped, policies=policies)
+    out, cards = play_batch(
+        cell.config,
+        seeds,
+        cpu_level=level,
+        swapped=swapped,
+        policies=policy_codes(cell.a, cell.b),
+        budgets=budgets(cell.a, cell.b),
+    )
     bad = out[:, R_ERROR].nonzero()[0]
     if len(bad):
         raise ChunkError(

@@ -1,0 +1,11 @@
+"""The `ismcts` strategy (being written: plays as greedy until then)."""
+
+from __future__ import annotations
+
+from sim.engine.greedy import greedy_turn
+from sim.engine.jit import kernel
+
+
+@kernel
+def ismcts_turn(s):
+    greedy_turn(s)

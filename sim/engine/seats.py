@@ -1,0 +1,27 @@
+"""One turn of a human seat, by the built-in policy sitting there."""
+
+from __future__ import annotations
+
+from sim.engine.greedy import greedy_turn
+from sim.engine.heuristic import heuristic_turn
+from sim.engine.ismcts import ismcts_turn
+from sim.engine.jit import inlined
+from sim.engine.mc import mc_turn
+from sim.engine.state import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_ISMCTS, POLICY_MC
+from sim.engine.turn import random_turn
+
+
+@inlined
+def seat_turn(s):
+    """Dispatch the mover's turn to its policy (random unless another is seated)."""
+    policy = s.policy[s.mover]
+    if policy == POLICY_GREEDY:
+        greedy_turn(s)
+    elif policy == POLICY_HEURISTIC:
+        heuristic_turn(s)
+    elif policy == POLICY_MC:
+        mc_turn(s)
+    elif policy == POLICY_ISMCTS:
+        ismcts_turn(s)
+    else:
+        random_turn(s)
