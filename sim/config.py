@@ -21,7 +21,7 @@ from sim.cards import (
     axis_allowed,
     kind_from_name,
 )
-from sim.engine.state import MAX_DECK
+from sim.engine.state import MAX_DECK, VISIBILITIES
 from sim.rules import RuleError, RuleOptions
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "configs"
@@ -66,6 +66,7 @@ class Config:
             r.first_option,
             cpu_level,
             numeric,
+            VISIBILITIES.index(r.visibility),
         )
 
     def to_dict(self) -> dict:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from sim.cards import AXIS_H, AXIS_NONE, AXIS_V, DEFAULT_AXIS, UNDIRECTED
 from sim.engine.board import place
 from sim.engine.game import clear
-from sim.engine.state import MAX_COLS, NO_CARD, new_state
+from sim.engine.state import MAX_COLS, NO_CARD, VISIBILITIES, new_state
 from sim.notation import MARK, Card, NotationError, Slot
 from sim.rules import RuleOptions
 
@@ -63,6 +63,7 @@ def build_state(pos: Position):
     s.mover = pos.mover
     s.first = pos.mover
     s.cpu = pos.cpu
+    s.visibility = VISIBILITIES.index(pos.rules.visibility)
     if pos.cpu >= 0:
         s.first = 1 - pos.cpu  # the human always plays first
         s.cpu_level = pos.rules.cpu_level

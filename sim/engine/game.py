@@ -205,7 +205,18 @@ def has_card(s, line, start, stop):
 
 @kernel
 def setup(
-    s, kinds, axes, lines, capacity, free, first_option, cpu_level, cpu_numeric, seed, swapped
+    s,
+    kinds,
+    axes,
+    lines,
+    capacity,
+    free,
+    first_option,
+    cpu_level,
+    cpu_numeric,
+    visibility,
+    seed,
+    swapped,
 ):
     """A new game in s, ready for the first turn; the human seats on the random policy.
 
@@ -214,6 +225,7 @@ def setup(
     clear(s, lines, capacity, free)
     s.cpu_level = cpu_level
     s.cpu_numeric = cpu_numeric
+    s.visibility = visibility
     s.cpu_side = 0  # NOT WINNING
     s.cpu_step = cpu_level
     s.cpu_first = 1
@@ -245,6 +257,7 @@ def play_games(
     first_option,
     cpu_level,
     cpu_numeric,
+    visibility,
     policies,
     budgets,
     seeds,
@@ -265,6 +278,7 @@ def play_games(
             first_option,
             cpu_level,
             cpu_numeric,
+            visibility,
             seeds[g],
             swapped[g],
         )

@@ -28,6 +28,8 @@ OK, ERR_ILLEGAL, ERR_OVERFLOW = 0, 1, 2
 # policies a seat can be driven by inside the compiled loop
 POLICY_RANDOM, POLICY_SCRIPT, POLICY_PATH, POLICY_GREEDY = 0, 1, 2, 3
 POLICY_HEURISTIC, POLICY_MC, POLICY_ISMCTS = 4, 5, 6
+VIS_DEFAULT, VIS_OPEN, VIS_CLOSED = 0, 1, 2  # RULES.md 7, as rule option `visibility`
+VISIBILITIES = ("default", "open", "closed")
 MAX_DEPTH = 8  # decisions in one CPU card's chain (its direction and every nested choice)
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
@@ -83,6 +85,10 @@ STATE_DTYPE = np.dtype(
         ("played", np.uint8, (2, N_KINDS)),
         ("effect", np.uint8, (2, N_KINDS)),
         # solo mode (RULES.md 8): the CPU's digit (NO_CPU without one) and its card's state
+        (
+            "visibility",
+            np.int8,
+        ),  # VIS_*: what a strategy may see (search strategies sample the rest)
         ("cpu", np.int8),
         ("cpu_level", np.int8),
         ("cpu_numeric", np.int8),
