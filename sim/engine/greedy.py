@@ -26,16 +26,34 @@ def margin(s, digit):
 
 
 @kernel
-def try_move(s, scratch, digit, index, line, direction, forced, path):
-    """Play one move with its sub-decisions along path on a copy; (margin, decisions taken,
-    options per decision)."""
+def play_on_copy(s, scratch, digit, index, line, direction, forced, path):
+    """Play one move with its sub-decisions along path on a copy in scratch[0]; (decisions
+    taken, options per decision)."""
     scratch[0] = s
     t = scratch[0]
     t.policy[digit] = POLICY_PATH
     t.path[:] = path
     t.path_pos = 0
     put_card(t, digit, index, line, direction, forced)
-    return margin(t, digit), t.path_pos, t.path_options.copy()
+    return t.path_pos, t.path_options.copy()
+
+
+@kernel
+def try_move(s, scratch, digit, index, line, direction, forced, path):
+    """Play one move with its sub-decisions along path on a copy; (margin, decisions taken,
+    options per decision)."""
+    depth, options = play_on_copy(s, scratch, digit, index, line, direction, forced, path)
+    return margin(scratch[0], digit), depth, options
+
+
+@kernel
+def play_move(s, digit, index, line, direction, forced, path, policy):
+    """Play the chosen move for real, its sub-decisions along path, then seat policy back."""
+    s.policy[digit] = POLICY_PATH
+    s.path[:] = path
+    s.path_pos = 0
+    put_card(s, digit, index, line, direction, forced)
+    s.policy[digit] = policy
 
 
 @kernel
@@ -70,9 +88,5 @@ def greedy_turn(s):
                         break
     index, line, direction = best_move
     if index >= 0:
-        s.policy[digit] = POLICY_PATH
-        s.path[:] = best_path
-        s.path_pos = 0
-        put_card(s, digit, index, line, direction, forced)
-        s.policy[digit] = POLICY_GREEDY
+        play_move(s, digit, index, line, direction, forced, best_path, POLICY_GREEDY)
     finish_turn(s, digit, index < 0, True)

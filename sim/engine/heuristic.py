@@ -1,11 +1,250 @@
-"""The `heuristic` strategy (being written: plays as greedy until then)."""
+"""The `heuristic` strategy: greedy's one-ply move search with a positional evaluation.
+
+Every legal move, with every sub-decision of its chain (PRINT, PASTE, GOSUB), is tried on
+a copy as greedy does (engine/greedy.py), and the position after it is valued from the
+mover's side:
+
+- **Game over** (the RUN line is full, or the mover's LOAD cannot reach 3 cards): the result,
+  +-WIN plus the score margin (equal scores go by the tie-break of RULES.md 6).
+- **Otherwise** the opponent's most harmful *simple reply* is assumed: one card showing
+  their digit into the left-most empty slot of a line open to them (or their forced slot).
+  A reply that fills the RUN line, or any reply when the opponent's own LOAD will run
+  their pile out, ends the game and is valued as a result; so the heuristic ends the game
+  when ahead and does not leave the RUN line one card short, or hand the opponent the last
+  turn, when that loses. A reply that does not end the game costs W_REPLY times the margin
+  it takes away, on top of the static value of the position:
+  - every scoring line (3+ cards) its value for its controller (the margin), plus a share
+    of its value for a lead of 2 and of 3+ cards (one opposing card cannot undo those);
+  - every line not yet scoring a share of its value per card of lead (where to build);
+  - a share of the line's value per saved counted card (saved cards cannot be deleted or
+    turned: SAVE is worth playing on a line one controls);
+  - every card still in the mover's hand its kind's worth, so a DELETE or an IF...THEN is
+    kept until it changes something.
+
+The evaluation reads only what the mover may see (RULES.md 7): the display, hand and pile
+sizes, and the mover's own hand. A GET tried on the copy steals a card from the hidden
+hand; only its visible effect counts (one more card in hand, valued at W_STOLEN, whatever
+it is), and the opponent's hand and pile order are never read. Ties go to the first move
+in greedy's fixed order (hand order, lines top to bottom, directions L R U D, sub-options
+in order). Deterministic: no random numbers are drawn.
+"""
 
 from __future__ import annotations
 
-from sim.engine.greedy import greedy_turn
+import numpy as np
+
+from sim.cards import LEFT, N_KINDS, REM, RIGHT
+from sim.engine.decide import n_dirs, nth_dir
+from sim.engine.greedy import play_move, play_on_copy
 from sim.engine.jit import kernel
+from sim.engine.paths import advance, scratch_state
+from sim.engine.state import MAX_DEPTH, NO_CARD, POLICY_HEURISTIC
+from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line_masks
+
+WIN = 10000.0
+# weights: shares of a line's value, then each kind's worth in hand (points)
+W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN = 0, 1, 2, 3, 4, 5
+W_HAND = 8  # W_HAND + kind
+
+
+def default_weights():
+    w = np.zeros(W_HAND + N_KINDS)
+    w[W_POT] = 0.15
+    w[W_LEAD2] = 0.3
+    w[W_LEAD3] = 0.1
+    w[W_SAVED] = 0.1
+    w[W_REPLY] = 0.5
+    w[W_STOLEN] = 4.0
+    w[W_HAND:] = 4.0
+    w[W_HAND + 0] = 0.0  # BLANK
+    return w
+
+
+WEIGHTS = default_weights()
+
+
+@kernel
+def tally(t, line, digit):
+    """Counted (not REM-excluded) cards of digit and of the other digit in a line, the saved
+    ones among them, and the first and last column that counts."""
+    width = t.width[line]
+    right_of = width
+    left_of = 0
+    for col in range(width):
+        cid = t.grid[line, col]
+        if cid != NO_CARD and t.kind[cid] == REM:
+            if t.dirn[cid] == RIGHT and col < right_of:
+                right_of = col
+            elif t.dirn[cid] == LEFT and col > left_of:
+                left_of = col
+    mine = 0
+    theirs = 0
+    saved = 0
+    for col in range(left_of, min(right_of + 1, width)):
+        cid = t.grid[line, col]
+        if cid != NO_CARD:
+            sign = 1 if t.face[cid] == digit else -1
+            if sign > 0:
+                mine += 1
+            else:
+                theirs += 1
+            if t.saved[cid]:
+                saved += sign
+    return mine, theirs, saved, left_of, right_of
+
+
+@kernel
+def control_value(count, lead, value):
+    """The line's value for the mover (+), the opponent (-) or nobody (0)."""
+    if count < 3 or lead == 0:
+        return 0.0
+    return value if lead > 0 else -value
+
+
+@kernel
+def line_value(count, lead, saved, value, w):
+    """Static value of one line beyond its control: lead margin, building, saved cards."""
+    out = w[W_SAVED] * value * saved
+    if count >= 3:
+        size = abs(lead)
+        extra = 0.0
+        if size >= 2:
+            extra += w[W_LEAD2] * value
+        if size >= 3:
+            extra += w[W_LEAD3] * value
+        return out + (extra if lead > 0 else -extra)
+    return out + w[W_POT] * value * max(-2, min(2, lead))
+
+
+@kernel
+def result_value(t, digit, mine, theirs):
+    """A finished game's value: +-WIN and the margin; equal scores by the highest line."""
+    diff = mine - theirs
+    if diff != 0:
+        return (WIN if diff > 0 else -WIN) + diff
+    if mine == 0:
+        return 0.0
+    for line in range(t.lines - 1, -1, -1):
+        m, o, _, _, _ = tally(t, line, digit)
+        if t.count[line] >= 3 and m != o:
+            return WIN if m > o else -WIN
+    return 0.0
+
+
+@kernel
+def hand_value(s, t, digit, w):
+    """Worth of the mover's hand after the move: its own cards by kind, stolen ones blind."""
+    total = 0.0
+    for i in range(t.hand_len[digit]):
+        cid = t.hand[digit, i]
+        known = False
+        for j in range(s.hand_len[digit]):
+            if s.hand[digit, j] == cid:
+                known = True
+        total += w[W_HAND + t.kind[cid]] if known else w[W_STOLEN]
+    return total
+
+
+@kernel
+def evaluate(s, t, digit, w):
+    """Value for digit of the position t reached from s by digit's move (module docstring)."""
+    other = 1 - digit
+    mine = 0.0
+    theirs = 0.0
+    static = 0.0
+    for line in range(t.lines):
+        m, o, saved, _, _ = tally(t, line, digit)
+        value = 10.0 * (line + 1)
+        c = control_value(t.count[line], m - o, value)
+        if c > 0:
+            mine += c
+        else:
+            theirs -= c
+        static += line_value(t.count[line], m - o, saved, value, w)
+    if t.count[t.lines - 1] >= t.capacity or t.hand_len[digit] + pile_left(t, digit) < HAND_SIZE:
+        return result_value(t, digit, mine, theirs)
+    static += mine - theirs + hand_value(s, t, digit, w)
+    return worst_reply(t, digit, other, mine, theirs, static, w)
+
+
+@kernel
+def pile_left(t, digit):
+    return t.pile_len[digit] - t.pile_top[digit]
+
+
+@kernel
+def worst_reply(t, digit, other, mine, theirs, static, w):
+    """The value after the opponent's most harmful simple reply (one card of their digit)."""
+    if t.hand_len[other] == 0:
+        return static
+    last_turn = t.hand_len[other] - 1 + pile_left(t, other) < HAND_SIZE
+    if t.forced_line >= 0:
+        lines = 1 << t.forced_line
+    else:
+        lines, _ = line_masks(t)
+    worst = static
+    first = True
+    for line in range(t.lines):
+        if not lines & (1 << line):
+            continue
+        col = t.forced_col if t.forced_line >= 0 else t.gap[line]
+        m, o, _, left_of, right_of = tally(t, line, digit)
+        value = 10.0 * (line + 1)
+        count = t.count[line]
+        before = control_value(count, m - o, value)
+        if left_of <= col <= right_of:
+            o += 1
+        after = control_value(count + 1, m - o, value)
+        new_mine = mine - max(before, 0.0) + max(after, 0.0)
+        new_theirs = theirs + min(before, 0.0) - min(after, 0.0)
+        if last_turn or (line == t.lines - 1 and count + 1 >= t.capacity):
+            v = result_value(t, digit, new_mine, new_theirs)
+        else:
+            v = static + w[W_REPLY] * (after - before)
+        if first or v < worst:
+            worst = v
+            first = False
+    return worst
+
+
+@kernel
+def heuristic_turn_w(s, w):
+    """One whole turn of a heuristic player with evaluation weights w."""
+    digit = s.mover
+    forced = begin_turn(s, digit)
+    plain, cont = line_masks(s)
+    scratch = scratch_state()
+    best = -np.inf
+    best_move = (-1, -1, 0)
+    best_path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    for index in range(s.hand_len[digit]):
+        cid = s.hand[digit, index]
+        mask = card_lines(s, cid, forced, plain, cont)
+        for line in range(s.lines):
+            if not mask & (1 << line):
+                continue
+            for k in range(n_dirs(s, cid)):
+                direction = nth_dir(s, cid, k)
+                path[:] = 0
+                while True:
+                    depth, options = play_on_copy(
+                        s, scratch, digit, index, line, direction, forced, path
+                    )
+                    value = evaluate(s, scratch[0], digit, w)
+                    if value > best:
+                        best = value
+                        best_move = (index, line, direction)
+                        best_path[:] = path
+                    if not advance(path, options, depth):
+                        break
+    index, line, direction = best_move
+    if index >= 0:
+        play_move(s, digit, index, line, direction, forced, best_path, POLICY_HEURISTIC)
+    finish_turn(s, digit, index < 0, True)
 
 
 @kernel
 def heuristic_turn(s):
-    greedy_turn(s)
+    """One whole turn of a heuristic player."""
+    heuristic_turn_w(s, WEIGHTS)
