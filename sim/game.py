@@ -1,40 +1,21 @@
-"""Games driven from Python, one turn at a time: for watching games and for invariant tests.
+"""Playing games: batches in the compiled loop, any match-up, and one game turn by turn.
 
-The turn sequence is exactly the compiled loop's (engine/turn.py random_turn), so a
-seed gives the same game here as in play_games.
+The turn-by-turn driver (python_loop) plays exactly the compiled loop's turns, so a seed
+gives the same game either way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
 from sim.config import Config
 from sim.engine.game import setup
-from sim.engine.state import END_REASONS, OK, ONGOING, new_state
-from sim.engine.turn import begin_turn, finish_turn, play_card, random_input
-from sim.notation import Card
-from sim.position import hand_cards
+from sim.engine.state import END_REASONS, new_state
+from sim.python_loop import EngineError, Turn
 
-
-class EngineError(RuntimeError):
-    """The engine hit one of its fixed limits; the message names the game seed."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One turn as it was played: who, their hand before, and the card, line and direction."""
-
-    number: int
-    digit: int
-    hand: list[Card]
-    card: Card | None  # None: a pass (or a CPU turn: see placed)
-    line: int
-    direction: int
-    placed: tuple[tuple[Card, int], ...] = ()  # a CPU turn's cards as they lie, with lines
-    cpu_card: str = ""  # the CPU card's side and step for that turn
+__all__ = ["EngineError", "Turn", "end_reason", "play_batch", "play_matchup", "start", "turns"]
 
 
 def start(config: Config, seed: int, cpu_level: int = 0):
@@ -84,38 +65,35 @@ def result_buffers(games: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def turns(s, seed: int = 0) -> Iterator[Turn]:
-    """Play the game in s to its end with the random strategy, yielding each turn after it."""
-    while s.ended == ONGOING:
-        digit = int(s.mover)
-        if digit == s.cpu:
-            yield cpu_turn_of(s, seed)
-            continue
-        hand = hand_cards(s, digit)
-        forced = begin_turn(s, digit)
-        index, line, direction = random_input(s, digit, forced)
-        if index >= 0:
-            play_card(s, digit, index, line, direction, forced)
-        finish_turn(s, digit, index < 0, True)
-        if s.error != OK:
-            raise EngineError(f"game seed {seed}: the engine hit a fixed limit (error {s.error})")
-        card = hand[int(index)] if index >= 0 else None
-        yield Turn(int(s.turns), digit, hand, card, int(line), int(direction))
+    """Play the game in s to its end with the seats' compiled policies (random unless set),
+    yielding each turn after it."""
+    from sim.python_loop import Context, drive
+
+    yield from drive(s, (None, None), Context(seed=seed))
 
 
-def cpu_turn_of(s, seed: int) -> Turn:
-    """Play the CPU's turn; its cards as they lie after the turn, with their lines."""
-    from sim.engine.cpu import cpu_turn
-    from sim.position import card_at
+def play_matchup(
+    config: Config,
+    a: str,
+    b: str,
+    seeds: np.ndarray,
+    swapped=None,
+    cpu_level: int = 0,
+    state=None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play strategies A and B (specs) once per seed: in the compiled loop when both are
+    built-ins, else in the Python loop; the same result rows and card counts either way."""
+    from sim import players, python_loop
 
-    cpu_turn(s)
-    if s.error != OK:
-        raise EngineError(f"game seed {seed}: the engine hit a fixed limit (error {s.error})")
-    placed = tuple(
-        (card_at(s, int(s.cpu_log[i, 0]), True), int(s.cpu_log[i, 1]))
-        for i in range(int(s.cpu_log_len))
-    )
-    side = "WINNING" if s.cpu_side else "NOT WINNING"
-    return Turn(int(s.turns), int(s.cpu), [], None, -1, 0, placed, f"{side} {int(s.cpu_step)}")
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
+    if players.compiled(a, b):
+        codes, limits = players.policy_codes(a, b), players.budgets(a, b)
+        return play_batch(config, seeds, state, cpu_level, flags, None, codes, limits)
+    out, cards = result_buffers(len(seeds))
+    seat_a, seat_b = players.seat(a), players.seat(b)
+    python_loop.play_games(config, seat_a, seat_b, seeds, flags, cpu_level, out, cards)
+    return out, cards
 
 
 def end_reason(s) -> str | None:

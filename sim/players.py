@@ -65,7 +65,7 @@ BUILT_IN: dict[str, BuiltIn] = {
         {"level": Param(1, 4, None, "CPU level; default: the config's cpu_level")},
     ),
 }
-_SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$")
+_SPEC = re.compile(r"^\s*([^()\s][^()]*?)\s*(?:\((.*)\))?\s*$")
 
 
 class PlayerError(ValueError):
@@ -74,13 +74,23 @@ class PlayerError(ValueError):
 
 @dataclass(frozen=True)
 class Player:
+    """A parsed spec: a built-in or plug-in name (or file.py:Class) and its parameters."""
+
     name: str
-    params: dict[str, int] = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
 
     @property
     def text(self) -> str:
-        args = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        args = ",".join(f"{k}={_show(v)}" for k, v in sorted(self.params.items()))
         return f"{self.name}({args})" if args else self.name
+
+    @property
+    def built_in(self) -> bool:
+        return self.name in BUILT_IN
+
+
+def _show(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 def split_top_level(spec: str) -> list[str]:
@@ -98,14 +108,51 @@ def split_top_level(spec: str) -> list[str]:
 
 
 def parse_player(text: str) -> Player:
+    """A built-in spec like mc(rollouts=50), or a Python strategy: file.py:Class(x=1) or a
+    name from the sim.strategies entry-point group."""
     match = _SPEC.match(text)
-    if not match or match.group(1) not in BUILT_IN:
-        name = match.group(1) if match else text
-        raise PlayerError(f"unknown strategy {name!r}; available: {', '.join(sorted(BUILT_IN))}")
-    name, args = match.group(1), match.group(2)
+    name = match.group(1) if match else text.strip()
+    if not match:
+        raise PlayerError(f"strategy spec {text!r} is not name or name(key=value, ...)")
+    items = [a.strip() for a in split_top_level(match.group(2) or "") if a.strip()]
+    if name in BUILT_IN:
+        return Player(name, _built_in_params(name, items))
+    from sim import plugins
+
+    try:
+        cls = plugins.strategy_class(name)
+    except plugins.PluginError as exc:
+        if ":" in name or name in plugins.entry_point_names():
+            raise PlayerError(str(exc)) from None
+        available = sorted([*BUILT_IN, *plugins.entry_point_names()])
+        raise PlayerError(
+            f"unknown strategy {name!r}; available: {', '.join(available)}, "
+            "or path/to/file.py:ClassName"
+        ) from None
+    params = dict(_key_value(name, item) for item in items)
+    try:
+        plugins.check_params(cls, params)
+    except plugins.PluginError as exc:
+        raise PlayerError(f"{name}: {exc}") from None
+    return Player(name, params)
+
+
+def _key_value(name: str, item: str) -> tuple[str, object]:
+    import ast
+
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip().isidentifier():
+        raise PlayerError(f"{name}: parameter {item!r} is not key=value")
+    try:
+        return key.strip(), ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError):
+        return key.strip(), value.strip()
+
+
+def _built_in_params(name: str, items: list[str]) -> dict[str, int]:
     allowed = BUILT_IN[name].params
     params: dict[str, int] = {}
-    for item in filter(None, (a.strip() for a in (args or "").split(","))):
+    for item in items:
         key, _, value = item.partition("=")
         key = key.strip()
         if key not in allowed:
@@ -118,7 +165,7 @@ def parse_player(text: str) -> Player:
         low, high = allowed[key].low, allowed[key].high
         if not low <= params[key] <= high:
             raise PlayerError(f"{name}: {key} must be between {low} and {high}, got {value}")
-    return Player(name, params)
+    return params
 
 
 def parse_players(spec: str) -> tuple[str, str]:
@@ -157,3 +204,32 @@ def cpu_level(second: str, default: int) -> int:
     if player.name != "cpu":
         return 0
     return player.params.get("level", default)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A strategy ready to sit down: built-ins as an engine code and budget, Python
+    strategies as an instance (strategy None for built-ins)."""
+
+    spec: str
+    code: int
+    budget: int
+    strategy: object | None = None
+
+
+def seat(spec: str) -> Seat:
+    player = parse_player(spec)
+    if player.built_in:
+        return Seat(player.text, BUILT_IN[player.name].code, _budget(player))
+    from sim import plugins
+
+    try:
+        instance = plugins.make(player.name, player.params, player.text)
+    except plugins.PluginError as exc:
+        raise PlayerError(str(exc)) from None
+    return Seat(player.text, POLICY_RANDOM, 0, instance)
+
+
+def compiled(a: str, b: str) -> bool:
+    """Whether both strategies are built-ins, so games can run in the compiled loop."""
+    return parse_player(a).built_in and parse_player(b).built_in

@@ -25,7 +25,7 @@ from sim.cards import (
     UP,
 )
 from sim.engine.board import can_enter, in_bounds, lift, move_to_line, neighbour, place
-from sim.engine.decide import choose_card, choose_dir, choose_gosub_line
+from sim.engine.decide import ASK_CUT, ASK_HAND, choose_card, choose_dir, choose_gosub_line
 from sim.engine.hands import draw, hand_add, hand_remove
 from sim.engine.jit import inlined, kernel
 from sim.engine.paths import note_placed
@@ -203,7 +203,7 @@ def print_card(s, digit, line, col):
     """RULES.md 5.4: put a hand card that may enter the empty target there; True if placed."""
     if digit == s.cpu:
         return cpu_print(s, digit, line, col)
-    index, row = choose_card(s, digit, s.hand[digit], s.hand_len[digit], line, col)
+    index, row = choose_card(s, digit, s.hand[digit], s.hand_len[digit], line, col, ASK_HAND)
     if index < 0:
         return False
     cid = s.hand[digit, index]
@@ -244,7 +244,7 @@ def put_down(s, digit, cid, direction, line, col):
 @kernel
 def paste_card(s, digit, line, col):
     """RULES.md 5.7: put a cut card (keeping its face) into the empty target; True if placed."""
-    index, row = choose_card(s, digit, s.cut, s.cut_len, line, col)
+    index, row = choose_card(s, digit, s.cut, s.cut_len, line, col, ASK_CUT)
     if index < 0:
         return False
     cid = s.cut[index]

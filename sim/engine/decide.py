@@ -15,6 +15,18 @@ from sim.engine.paths import path_choice
 from sim.engine.rng import strategy_int
 from sim.engine.state import ERR_ILLEGAL, POLICY_RANDOM, POLICY_SCRIPT, SCRIPT_LINE
 
+ASK_DIR, ASK_HAND, ASK_CUT, ASK_LINE = 1, 2, 3, 4  # what a decision is about
+
+
+@kernel
+def ask_about(s, what, cid, line, col):
+    """Note what the next decision is about, when a Python strategy is to be asked."""
+    if s.path_ask:
+        s.ask[0] = what
+        s.ask[1] = cid
+        s.ask[2] = line
+        s.ask[3] = col
+
 
 @kernel
 def pick(s, digit, n):
@@ -76,6 +88,7 @@ def script_matches(s, row, cid):
 def choose_dir(s, digit, cid, row):
     """A direction for a card: uniform for random, from the script row otherwise."""
     if s.policy[digit] != POLICY_SCRIPT:
+        ask_about(s, ASK_DIR, cid, -1, -1)
         return nth_dir(s, cid, pick(s, digit, n_dirs(s, cid)))
     direction = s.script[row, 3]
     if not dir_allowed(s, cid, direction):
@@ -85,8 +98,9 @@ def choose_dir(s, digit, cid, row):
 
 
 @kernel
-def choose_card(s, digit, cards, n, line, col):
-    """Index into cards[:n] of a card that may enter (line, col), or -1 if none may (or error)."""
+def choose_card(s, digit, cards, n, line, col, what):
+    """Index into cards[:n] (the hand or the cut pile: what) of a card that may enter
+    (line, col), or -1 if none may (or error)."""
     options = 0
     for i in range(n):
         if can_enter(s, line, col, cards[i]):
@@ -94,6 +108,7 @@ def choose_card(s, digit, cards, n, line, col):
     if options == 0:
         return -1, -1
     if s.policy[digit] != POLICY_SCRIPT:
+        ask_about(s, what, -1, line, col)
         k = pick(s, digit, options)
         for i in range(n):
             if can_enter(s, line, col, cards[i]):
@@ -128,6 +143,7 @@ def choose_gosub_line(s, digit, cid):
     if options == 0:
         return -1
     if s.policy[digit] != POLICY_SCRIPT:
+        ask_about(s, ASK_LINE, cid, -1, -1)
         k = pick(s, digit, options)
         for line in range(s.lines):
             if gosub_line_ok(s, line, cid):

@@ -61,6 +61,7 @@ def clear(s, lines, capacity, free):
     s.error = 0
     s.script_len = 0
     s.script_pos = 0
+    s.path_ask = 0
     s.cpu = NO_CPU
     s.cpu_log_len = 0
 

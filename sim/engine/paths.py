@@ -9,6 +9,11 @@ from sim.engine.jit import DISABLED, kernel
 from sim.engine.state import ERR_OVERFLOW, MAX_DEPTH, NO_CARD, STATE_DTYPE
 
 
+class DecisionPending(Exception):
+    """Raised at the decision a Python strategy is to make (s.path_ask); s is left as it
+    stands at that decision, so the caller can show the strategy its options."""
+
+
 @kernel
 def path_choice(s, n):
     """The option the path takes at the next decision (which offers n options)."""
@@ -16,8 +21,10 @@ def path_choice(s, n):
     if depth >= MAX_DEPTH:
         s.error = ERR_OVERFLOW
         return 0
-    snapshot(s, depth)
     s.path_options[depth] = n
+    if depth == s.path_ask - 1:
+        raise DecisionPending()
+    snapshot(s, depth)
     s.path_pos += 1
     choice = s.path[depth]
     return choice if choice < n else 0

@@ -101,6 +101,9 @@ STATE_DTYPE = np.dtype(
         ("path", np.int8, (MAX_DEPTH,)),
         ("path_pos", np.int8),
         ("path_options", np.int8, (MAX_DEPTH,)),
+        ("path_ask", np.int8),  # 1 + the depth at which to stop and ask Python (0: never)
+        ("ask", np.int16, (4,)),  # what the next decision is about: ASK_*, card id, line, col
+        ("last", np.int16, (3,)),  # the latest hand card played: card id, line, direction
         ("snap_line", np.int8, (MAX_DEPTH, MAX_CARDS)),  # card's line at the decision, -1 if none
         ("snap_own", np.uint8, (MAX_DEPTH, MAX_CARDS)),  # card then showed the CPU's digit
     ],

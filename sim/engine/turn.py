@@ -136,6 +136,9 @@ def put_card(s, digit, index, line, direction, forced):
     else:
         col = s.gap[line]
     s.forced_line = -1
+    s.last[0] = cid
+    s.last[1] = line
+    s.last[2] = direction
     hand_remove(s, digit, index)
     put_down(s, digit, cid, direction, line, col)
     execute(s, digit, line, col)
