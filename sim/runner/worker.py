@@ -1,4 +1,5 @@
-"""One chunk of games: play it in the compiled loop, write its two part files, report back."""
+"""One chunk of games: play it (compiled loop, or Python loop for Python strategies), write
+its two part files, report back."""
 
 from __future__ import annotations
 
@@ -36,8 +37,9 @@ def play_chunk(task: Task) -> Done:
     import numpy as np
 
     from sim.engine.game import R_ERROR
-    from sim.game import play_batch
-    from sim.players import budgets, cpu_level, policy_codes
+    from sim.game import play_matchup
+    from sim.players import cpu_level
+    from sim.python_loop import StrategyError
     from sim.runner import storage, tables
     from sim.runner.seeds import game_seeds
 
@@ -51,14 +53,10 @@ def play_chunk(task: Task) -> Done:
     seeds = seeds[: index_stop - index_start]
     level = cpu_level(cell.b, cell.config.rules.cpu_level)
     swapped = (np.arange(index_start, index_stop) % 2 == 1) if task.swap else None
-    out, cards = play_batch(
-        cell.config,
-        seeds,
-        cpu_level=level,
-        swapped=swapped,
-        policies=policy_codes(cell.a, cell.b),
-        budgets=budgets(cell.a, cell.b),
-    )
+    try:
+        out, cards = play_matchup(cell.config, cell.a, cell.b, seeds, swapped, level)
+    except StrategyError as exc:
+        raise ChunkError(str(exc)) from None
     bad = out[:, R_ERROR].nonzero()[0]
     if len(bad):
         raise ChunkError(
