@@ -11,8 +11,9 @@ mover's side:
   A reply that fills the RUN line, or any reply when the opponent's own LOAD will run
   their pile out, ends the game and is valued as a result; so the heuristic ends the game
   when ahead and does not leave the RUN line one card short, or hand the opponent the last
-  turn, when that loses. A reply that does not end the game costs W_REPLY times the margin
-  it takes away, on top of the static value of the position:
+  turn, when that loses. A reply that does not end the game costs W_REPLY times what it
+  takes from its line's value (control and the static terms below; W_REPLY_LINE weighs
+  the latter), on top of the static value of the position:
   - every scoring line (3+ cards) its value for its controller (the margin), plus a share
     of its value for a lead of 2 and of 3+ cards (one opposing card cannot undo those);
   - every line not yet scoring a share of its value per card of lead (where to build);
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import LEFT, N_KINDS, REM, RIGHT
+from sim.cards import BLANK, IFTHEN, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.greedy import play_move, play_on_copy
 from sim.engine.jit import kernel
@@ -43,20 +44,23 @@ from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line
 
 WIN = 10000.0
 # weights: shares of a line's value, then each kind's worth in hand (points)
-W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN = 0, 1, 2, 3, 4, 5
+W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE = 0, 1, 2, 3, 4, 5, 6
 W_HAND = 8  # W_HAND + kind
 
 
 def default_weights():
+    """The shipped weights, tuned by seat-swapped matches against greedy and each other."""
     w = np.zeros(W_HAND + N_KINDS)
-    w[W_POT] = 0.15
-    w[W_LEAD2] = 0.3
+    w[W_POT] = 0.6
+    w[W_LEAD2] = 0.15
     w[W_LEAD3] = 0.1
-    w[W_SAVED] = 0.1
-    w[W_REPLY] = 0.5
+    w[W_SAVED] = 0.2
+    w[W_REPLY] = 0.8
     w[W_STOLEN] = 4.0
+    w[W_REPLY_LINE] = 1.0
     w[W_HAND:] = 4.0
-    w[W_HAND + 0] = 0.0  # BLANK
+    w[W_HAND + BLANK] = 0.0
+    w[W_HAND + IFTHEN] = 6.0
     return w
 
 
@@ -188,10 +192,11 @@ def worst_reply(t, digit, other, mine, theirs, static, w):
         if not lines & (1 << line):
             continue
         col = t.forced_col if t.forced_line >= 0 else t.gap[line]
-        m, o, _, left_of, right_of = tally(t, line, digit)
+        m, o, saved, left_of, right_of = tally(t, line, digit)
         value = 10.0 * (line + 1)
         count = t.count[line]
         before = control_value(count, m - o, value)
+        was = line_value(count, m - o, saved, value, w)
         if left_of <= col <= right_of:
             o += 1
         after = control_value(count + 1, m - o, value)
@@ -200,7 +205,12 @@ def worst_reply(t, digit, other, mine, theirs, static, w):
         if last_turn or (line == t.lines - 1 and count + 1 >= t.capacity):
             v = result_value(t, digit, new_mine, new_theirs)
         else:
-            v = static + w[W_REPLY] * (after - before)
+            lost = (
+                after
+                - before
+                + w[W_REPLY_LINE] * (line_value(count + 1, m - o, saved, value, w) - was)
+            )
+            v = static + w[W_REPLY] * lost
         if first or v < worst:
             worst = v
             first = False
