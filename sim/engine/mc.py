@@ -1,11 +1,113 @@
-"""The `mc` strategy (being written: plays as greedy until then)."""
+"""The `mc` strategy: determinised Monte Carlo over the legal moves, by successive halving.
+
+Each round deals the hidden cards again (search.determinise) and rolls every surviving move
+out on the same deal with the same random streams (common random numbers, so moves are
+compared on equal luck); the better half by mean value survives. The budget is the total
+number of rollouts per decision, spread evenly over the rounds.
+"""
 
 from __future__ import annotations
 
-from sim.engine.greedy import greedy_turn
+import numpy as np
+
 from sim.engine.jit import kernel
+from sim.engine.paths import scratch_state
+from sim.engine.search import (
+    M_DIR,
+    M_INDEX,
+    M_LINE,
+    M_PATH,
+    ROLL_RANDOM,
+    determinise,
+    list_moves,
+    new_moves,
+    pass_turn,
+    play_move,
+    rollout,
+    search_stream,
+)
+from sim.engine.state import MAX_DEPTH, POLICY_MC, POLICY_PATH
+from sim.engine.turn import begin_turn, finish_turn, put_card
+
+ROLLOUT = ROLL_RANDOM
+MARGIN_WEIGHT = 0.002  # a point of margin is worth this much win probability (breaks ties)
+
+
+@kernel
+def rounds_for(n):
+    """Halving rounds until one move is left: ceil(log2(n))."""
+    rounds = 0
+    while (1 << rounds) < n:
+        rounds += 1
+    return rounds
+
+
+@kernel
+def rank(alive, m, total, count):
+    """Sort alive[:m] by mean value, best first; ties keep the fixed move order."""
+    for a in range(1, m):
+        mv = alive[a]
+        mean = total[mv] / count[mv]
+        b = a
+        while b > 0:
+            prev = alive[b - 1]
+            if total[prev] / count[prev] >= mean:
+                break
+            alive[b] = prev
+            b -= 1
+        alive[b] = mv
+
+
+@kernel
+def halving(s, det, work, digit, forced, moves, n, budget, r, style):
+    """The index of the best of moves[:n] after successive halving."""
+    alive = np.arange(n)
+    total = np.zeros(n)
+    count = np.zeros(n)
+    m = n
+    rounds = rounds_for(n)
+    for _ in range(rounds):
+        per = max(1, budget // rounds // m)
+        for _ in range(per):
+            determinise(s, det, digit, r)
+            for a in range(m):
+                mv = alive[a]
+                work[0] = det[0]
+                t = work[0]
+                play_move(t, digit, moves, mv, forced)
+                total[mv] += rollout(t, digit, style, MARGIN_WEIGHT)
+                count[mv] += 1
+        rank(alive, m, total, count)
+        m = (m + 1) // 2
+    return alive[0]
 
 
 @kernel
 def mc_turn(s):
-    greedy_turn(s)
+    """One whole turn of an mc player, with s.budget[mover] rollouts."""
+    digit = s.mover
+    forced = begin_turn(s, digit)
+    r = search_stream(s, digit)
+    det = scratch_state()
+    work = scratch_state()
+    moves = new_moves()
+    t = determinise(s, det, digit, r)  # legal moves do not depend on the hidden cards
+    n = list_moves(t, work, digit, forced, moves)
+    if n == 0:
+        pass_turn(s, digit)
+        return
+    best = 0
+    if n > 1:
+        budget = s.budget[digit]
+        style = ROLLOUT
+        if budget >= 1_000_000:  # EXPERIMENT
+            style = 1
+            budget -= 1_000_000
+        best = halving(s, det, work, digit, forced, moves, n, budget, r, style)
+    s.policy[digit] = POLICY_PATH
+    for d in range(MAX_DEPTH):
+        s.path[d] = moves[best, M_PATH + d]
+    s.path_pos = 0
+    put_card(s, digit, moves[best, M_INDEX], moves[best, M_LINE], moves[best, M_DIR], forced)
+    s.policy[digit] = POLICY_MC
+    finish_turn(s, digit, False, True)

@@ -1,0 +1,290 @@
+"""Shared pieces of the search strategies (mc, ismcts): a private random stream, legal moves
+with their sub-decision paths, determinisations of the hidden cards, and rollouts.
+
+A move is one row of a moves array: hand index, line, direction, then the decision path
+(PRINT, PASTE and GOSUB choices in resolution order) that put_card follows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.cards import GOSUB, PASTE, PRINT
+from sim.engine.cpu import cpu_turn
+from sim.engine.decide import n_dirs, nth_dir
+from sim.engine.greedy import greedy_turn
+from sim.engine.jit import kernel
+from sim.engine.paths import advance as next_path
+from sim.engine.rng import advance, below, mix
+from sim.engine.score import controller, scores
+from sim.engine.state import (
+    MAX_CARDS,
+    MAX_DEPTH,
+    ONGOING,
+    POLICY_GREEDY,
+    POLICY_PATH,
+    POLICY_RANDOM,
+    VIS_CLOSED,
+    VIS_OPEN,
+)
+from sim.engine.turn import card_lines, finish_turn, line_masks, put_card, random_turn
+
+MAX_MOVES = 512  # more legal moves than this in one turn are not considered
+M_INDEX, M_LINE, M_DIR, M_PATH = 0, 1, 2, 3
+MOVE_WIDTH = M_PATH + MAX_DEPTH
+ROLL_RANDOM, ROLL_GREEDY = 0, 1
+
+
+@kernel
+def rand(r, n):
+    """A uniform integer in 0..n-1 from the search's private stream r (a 1-element array)."""
+    r[0] = advance(r[0])
+    return below(mix(r[0]), n)
+
+
+@kernel
+def search_stream(s, digit):
+    """The search's private stream, split off the mover's strategy stream (advanced once a
+    decision, so the game stays deterministic per seed)."""
+    s.srng[digit] = advance(s.srng[digit])
+    r = np.empty(1, dtype=np.uint64)
+    r[0] = mix(s.srng[digit] ^ np.uint64(0x5EA5C4))
+    return r
+
+
+@kernel
+def new_moves():
+    return np.zeros((MAX_MOVES, MOVE_WIDTH), dtype=np.int16)
+
+
+@kernel
+def has_choices(s, cid):
+    """Only PRINT, PASTE and GOSUB start chains with decisions; other cards need no trial."""
+    kind = s.kind[cid]
+    return kind == PRINT or kind == PASTE or kind == GOSUB
+
+
+@kernel
+def same_card_earlier(s, digit, index):
+    """Whether an earlier hand card is interchangeable with this one (same kind and axis)."""
+    cid = s.hand[digit, index]
+    for i in range(index):
+        other = s.hand[digit, i]
+        if s.kind[other] == s.kind[cid] and s.axis[other] == s.axis[cid]:
+            return True
+    return False
+
+
+@kernel
+def add_move(moves, n, index, line, direction, path):
+    if n >= MAX_MOVES:
+        return n
+    moves[n, M_INDEX] = index
+    moves[n, M_LINE] = line
+    moves[n, M_DIR] = direction
+    for d in range(MAX_DEPTH):
+        moves[n, M_PATH + d] = path[d]
+    return n + 1
+
+
+@kernel
+def list_moves(s, scratch, digit, forced, moves):
+    """Every legal move of the mover into moves (interchangeable hand cards once); the count.
+
+    Sub-decision paths are found by walking the chain on a copy, as greedy does.
+    """
+    plain, cont = line_masks(s)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    n = 0
+    for index in range(s.hand_len[digit]):
+        if same_card_earlier(s, digit, index):
+            continue
+        cid = s.hand[digit, index]
+        mask = card_lines(s, cid, forced, plain, cont)
+        for line in range(s.lines):
+            if not mask & (1 << line):
+                continue
+            for k in range(n_dirs(s, cid)):
+                direction = nth_dir(s, cid, k)
+                path[:] = 0
+                if not has_choices(s, cid):
+                    n = add_move(moves, n, index, line, direction, path)
+                    continue
+                while True:
+                    depth, options = trial(s, scratch, digit, index, line, direction, forced, path)
+                    n = add_move(moves, n, index, line, direction, path)
+                    if not next_path(path, options, depth):
+                        break
+    return n
+
+
+@kernel
+def trial(s, scratch, digit, index, line, direction, forced, path):
+    """Play a move along path on a copy: (decisions taken, options per decision)."""
+    scratch[0] = s
+    t = scratch[0]
+    t.policy[digit] = POLICY_PATH
+    t.path[:] = path
+    t.path_pos = 0
+    put_card(t, digit, index, line, direction, forced)
+    return t.path_pos, t.path_options.copy()
+
+
+@kernel
+def play_move(t, digit, moves, m, forced):
+    """A whole turn of the mover in t along moves[m] (the others seated on random)."""
+    t.policy[digit] = POLICY_PATH
+    for d in range(MAX_DEPTH):
+        t.path[d] = moves[m, M_PATH + d]
+    t.path_pos = 0
+    put_card(t, digit, moves[m, M_INDEX], moves[m, M_LINE], moves[m, M_DIR], forced)
+    t.policy[digit] = POLICY_RANDOM
+    finish_turn(t, digit, False, True)
+
+
+@kernel
+def pass_turn(t, digit):
+    finish_turn(t, digit, True, True)
+
+
+@kernel
+def reseed(t, r):
+    """Fresh deal and strategy streams for a copy, so it does not follow the real future."""
+    t.chance = mix(advance(r[0]) ^ np.uint64(1))
+    t.srng[0] = mix(advance(r[0]) ^ np.uint64(2))
+    t.srng[1] = mix(advance(r[0]) ^ np.uint64(3))
+    r[0] = advance(r[0])
+
+
+@kernel
+def hidden_places(s, digit):
+    """Per place (0: opponent's hand, 1 and 2: the piles of digits 0 and 1), the range of
+    hidden cards: (start, stop) rows."""
+    spans = np.zeros((3, 2), dtype=np.int64)
+    if s.visibility != VIS_OPEN:
+        spans[0, 1] = s.hand_len[1 - digit]
+    for d in range(2):
+        start = s.pile_top[d]
+        if s.visibility != VIS_CLOSED and start < s.pile_len[d]:
+            start += 1  # the top card is visible
+        spans[1 + d, 0] = start
+        spans[1 + d, 1] = max(start, s.pile_len[d])
+    return spans
+
+
+@kernel
+def place_card(t, digit, place, i):
+    """The card at row i of a hidden place."""
+    if place == 0:
+        return t.hand[1 - digit, i]
+    return t.pile[place - 1, i]
+
+
+@kernel
+def set_place_card(t, digit, place, i, cid):
+    """Put a card at row i of a hidden place, face up as its holder's digit."""
+    holder = 1 - digit if place == 0 else place - 1
+    if place == 0:
+        t.hand[holder, i] = cid
+    else:
+        t.pile[holder, i] = cid
+    t.face[cid] = holder
+
+
+@kernel
+def determinise(s, scratch, digit, r):
+    """A copy of s in scratch[0] with the cards the mover cannot see dealt again at random.
+
+    Each hidden place keeps its count of cards from each deck (piles hold their own deck;
+    a hand may hold stolen cards), which the mover can work out from what it sees. The pool
+    of each deck is taken in card-id order, so the sample depends only on the observation
+    and r, never on where the hidden cards really are.
+    """
+    scratch[0] = s
+    t = scratch[0]
+    spans = hidden_places(s, digit)
+    hidden = np.zeros(MAX_CARDS, dtype=np.uint8)
+    need = np.zeros((3, 2), dtype=np.int64)  # per place and owner deck
+    for place in range(3):
+        for i in range(spans[place, 0], spans[place, 1]):
+            cid = place_card(s, digit, place, i)
+            hidden[cid] = 1
+            need[place, s.owner[cid]] += 1
+    pool = np.empty((2, MAX_CARDS), dtype=np.int16)
+    size = np.zeros(2, dtype=np.int64)
+    for cid in range(s.n_cards):
+        if hidden[cid]:
+            o = s.owner[cid]
+            pool[o, size[o]] = cid
+            size[o] += 1
+    for o in range(2):
+        for i in range(size[o] - 1, 0, -1):  # Fisher-Yates
+            j = rand(r, i + 1)
+            tmp = pool[o, i]
+            pool[o, i] = pool[o, j]
+            pool[o, j] = tmp
+    used = np.zeros(2, dtype=np.int64)
+    for place in range(3):
+        i = spans[place, 0]
+        for o in range(2):
+            for _ in range(need[place, o]):
+                set_place_card(t, digit, place, i, pool[o, used[o]])
+                used[o] += 1
+                i += 1
+        # a place's decks were dealt in owner order; shuffle it so neither deck sits on top
+        start = spans[place, 0]
+        for k in range(spans[place, 1] - start - 1, 0, -1):
+            j = rand(r, k + 1)
+            a = place_card(t, digit, place, start + k)
+            b = place_card(t, digit, place, start + j)
+            set_place_card(t, digit, place, start + k, b)
+            set_place_card(t, digit, place, start + j, a)
+    reseed(t, r)
+    t.policy[0] = POLICY_RANDOM
+    t.policy[1] = POLICY_RANDOM
+    return t
+
+
+@kernel
+def outcome(t, digit):
+    """A finished game's value for digit: win 1, draw 0.5, loss 0 (RULES.md 6, 8), and its
+    score margin."""
+    zero, one = scores(t)
+    mine, theirs = (one, zero) if digit == 1 else (zero, one)
+    margin = mine - theirs
+    if margin > 0:
+        return 1.0, margin
+    if margin < 0:
+        return 0.0, margin
+    if t.cpu >= 0:  # solo: equal scores lose for the CPU
+        return (0.0 if digit == t.cpu else 1.0), margin
+    if mine == 0:
+        return 0.5, margin
+    for line in range(t.lines - 1, -1, -1):
+        who = controller(t, line)
+        if who >= 0:
+            return (1.0 if who == digit else 0.0), margin
+    return 0.5, margin
+
+
+@kernel
+def rollout_to_end(t, style):
+    """Play t to its end by random or greedy turns (the CPU card as itself)."""
+    if style == ROLL_GREEDY:
+        t.policy[0] = POLICY_GREEDY
+        t.policy[1] = POLICY_GREEDY
+    while t.ended == ONGOING and t.error == 0:
+        if t.mover == t.cpu:
+            cpu_turn(t)
+        elif style == ROLL_GREEDY:
+            greedy_turn(t)
+        else:
+            random_turn(t)
+
+
+@kernel
+def rollout(t, digit, style, margin_weight):
+    """Play t to its end; digit's value with a margin term."""
+    rollout_to_end(t, style)
+    value, margin = outcome(t, digit)
+    return value + margin_weight * margin
