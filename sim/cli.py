@@ -93,6 +93,35 @@ def strategies_list() -> None:
     Console(width=120).print(table)
 
 
+@strategies_app.command("check")
+def strategies_check(
+    spec: Annotated[str, typer.Argument(help="A strategy: built-in, entry point or file.py:Class")],
+    config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
+    games: Annotated[int, typer.Option(help="Games per check", min=1)] = 20,
+) -> None:
+    """Run the conformance suite on one strategy: legal, untouched inputs, deterministic,
+    blind to hidden information, picklable. Exit 1 if any check fails."""
+    from rich.console import Console
+
+    from sim.conformance import run_checks
+    from sim.players import PlayerError, parse_player
+    from sim.python_loop import EngineError, StrategyError
+
+    try:
+        parse_player(spec)
+        results = run_checks(load_config(config), spec, games)
+    except (PlayerError, StrategyError, EngineError) as exc:
+        fail(str(exc))
+    console = Console(width=120)
+    for name, problems in results.items():
+        verdict = "[green]pass[/]" if not problems else "[red]FAIL[/]"
+        console.print(f"{verdict}  {name}")
+        for problem in problems[:3]:
+            console.print(f"      {problem}", highlight=False)
+    if any(results.values()):
+        raise typer.Exit(1)
+
+
 @rules_app.command("apply")
 def rules_apply(scenario: Annotated[Path, typer.Argument(help="A scenario .json file")]) -> None:
     """Apply a scenario's move and print the display after it, with what the engine computes."""
@@ -150,18 +179,23 @@ def show(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
     seed: Annotated[int, typer.Option(help="Game seed", min=0)] = 0,
     players: Annotated[
-        str, typer.Option(help="Strategies for the first and second seat")
+        str,
+        typer.Option(help="Strategies A,B: built-ins, entry-point names or file.py:Class"),
     ] = "random,random",
+    swapped: Annotated[
+        bool, typer.Option(help="B sits first, as in the second game of a run's pair")
+    ] = False,
 ) -> None:
     """Play one game and print it turn by turn in position notation."""
     from sim.players import PlayerError, parse_players
+    from sim.python_loop import EngineError, StrategyError
     from sim.show import print_game
 
     try:
         parse_players(players)
-    except PlayerError as exc:
+        print_game(load_config(config), seed, players, swapped)
+    except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
-    print_game(load_config(config), seed, players)
 
 
 @app.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim.notation import Card, Slot
-from sim.position import card_at, cut_cards, display_rows, hand_cards
+from sim.position import Plain, card_at, cut_cards, display_rows, hand_cards
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,12 @@ class Observation:
 
 def observe(s, digit: int, visibility: str = "default") -> Observation:
     """Build digit's observation of state s under a visibility mode."""
+    s = Plain(s)
     sizes = tuple(int(s.pile_len[d] - s.pile_top[d]) for d in (0, 1))
     tops = None
     if visibility != "closed":
         tops = tuple(
-            card_at(s, int(s.pile[d, s.pile_top[d]]), False) if sizes[d] else None for d in (0, 1)
+            card_at(s, int(s.pile[d][s.pile_top[d]]), False) if sizes[d] else None for d in (0, 1)
         )
     forced = None if s.forced_line < 0 else (int(s.forced_line), int(s.forced_col))
     return Observation(

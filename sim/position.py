@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from sim.cards import AXIS_H, AXIS_NONE, AXIS_V, DEFAULT_AXIS, UNDIRECTED
 from sim.engine.board import place
 from sim.engine.game import clear
@@ -111,29 +113,63 @@ def card_at(s, cid: int, in_display: bool) -> Card:
     )
 
 
+_VIEW_FIELDS = [
+    "grid",
+    "mark",
+    "width",
+    "lines",
+    "face",
+    "kind",
+    "axis",
+    "dirn",
+    "saved",
+    "hand",
+    "hand_len",
+    "pile",
+    "pile_top",
+    "pile_len",
+    "cut",
+    "cut_len",
+    "removed",
+    "removed_len",
+    "forced_line",
+    "forced_col",
+    "turns",
+]
+
+
+class Plain:
+    """The fields a view of the game reads, as Python lists and ints: reading a NumPy record
+    element by element from Python is slow, and observations read hundreds of elements."""
+
+    def __init__(self, s) -> None:
+        for name in _VIEW_FIELDS:
+            value = s[name] if isinstance(s, np.void) else getattr(s, name)
+            setattr(self, name, value.tolist() if hasattr(value, "tolist") else value)
+
+
 def display_rows(s) -> list[list[Slot]]:
-    """The display as rows of notation slots."""
+    """The display as rows of notation slots (s: a state or its Plain fields)."""
     rows: list[list[Slot]] = []
     for line in range(int(s.lines)):
-        marks = [c for c in range(MAX_COLS) if s.mark[line, c]]
+        grid, mark = s.grid[line], s.mark[line]
+        marks = [c for c in range(MAX_COLS) if mark[c]]
         width = max([int(s.width[line])] + [c + 1 for c in marks])
         row: list[Slot] = []
         for col in range(width):
-            cid = int(s.grid[line, col])
-            row.append(
-                card_at(s, cid, True) if cid != NO_CARD else MARK if s.mark[line, col] else None
-            )
+            cid = int(grid[col])
+            row.append(card_at(s, cid, True) if cid != NO_CARD else MARK if mark[col] else None)
         rows.append(row)
     return rows
 
 
 def hand_cards(s, digit: int) -> list[Card]:
-    return [card_at(s, int(s.hand[digit, i]), False) for i in range(int(s.hand_len[digit]))]
+    return [card_at(s, int(s.hand[digit][i]), False) for i in range(int(s.hand_len[digit]))]
 
 
 def pile_cards(s, digit: int) -> list[Card]:
     return [
-        card_at(s, int(s.pile[digit, i]), False)
+        card_at(s, int(s.pile[digit][i]), False)
         for i in range(int(s.pile_top[digit]), int(s.pile_len[digit]))
     ]
 

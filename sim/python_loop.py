@@ -24,16 +24,19 @@ from sim.engine.seats import seat_turn
 from sim.engine.state import (
     END_REASONS,
     MAX_DEPTH,
+    MAX_HAND,
+    MAX_LINES,
     OK,
     ONGOING,
     POLICY_PATH,
     STATE_DTYPE,
     VISIBILITIES,
 )
-from sim.engine.turn import begin_turn, finish_turn, legal_lines, put_card
+from sim.engine.turn import begin_turn, finish_turn, put_card
+from sim.engine.turn import legal_plays as engine_plays
 from sim.notation import Card
 from sim.observation import Observation, observe
-from sim.position import card_at, hand_cards
+from sim.position import Plain, card_at, hand_cards
 
 OUTCOMES = ("points", "tiebreak", "draw")  # engine/game.py OUTCOME_* order
 
@@ -87,8 +90,9 @@ def drive(s, strategies, context: Context) -> Iterator[Turn]:
     scratch = fresh_state()
     while s.ended == ONGOING:
         digit = int(s.mover)
-        hand_ids = [int(s.hand[digit, i]) for i in range(int(s.hand_len[digit]))]
-        hand = hand_cards(s, digit)
+        plain = Plain(s)
+        hand_ids = plain.hand[digit][: plain.hand_len[digit]]
+        hand = hand_cards(plain, digit)
         if digit == s.cpu:
             cpu_turn(s)
         elif strategies[digit] is None:
@@ -135,16 +139,10 @@ def python_turn(s, digit: int, strategy, scratch, context: Context) -> None:
 
 def legal_plays(s, digit: int, forced: bool) -> tuple[api.Play, ...]:
     """Every legal play, in hand order, lines top to bottom, directions L R U D."""
-    plays = []
-    for index in range(int(s.hand_len[digit])):
-        cid = int(s.hand[digit, index])
-        card = card_at(s, cid, False)
-        mask = int(legal_lines(s, digit, index, forced))
-        for line in range(int(s.lines)):
-            if mask >> line & 1:
-                for k in range(int(n_dirs(s, cid))):
-                    plays.append(api.Play(index, card, line, int(nth_dir(s, cid, k))))
-    return tuple(plays)
+    rows = np.zeros((MAX_HAND * MAX_LINES * 4, 3), dtype=np.int16)
+    n = engine_plays(s, digit, forced, rows)
+    cards = hand_cards(Plain(s), digit)
+    return tuple(api.Play(i, cards[i], line, d) for i, line, d in rows[:n].tolist())
 
 
 def follow(s, digit: int, path: list[int], ask_at: int = 0) -> None:
@@ -250,7 +248,17 @@ def config_ref(config) -> str:
 
 
 def play_game(config, first, second, cpu_level: int, context: Context, out, cards) -> None:
-    """One game: set up, seat both players, play it out and record it."""
+    """One game: set up, seat both players, play it out, record it and tell the players."""
+    arr, strategies = seated_game(config, first, second, cpu_level, context)
+    s = arr[0]
+    for _ in drive(s, strategies, context):
+        pass
+    finish_game(s, strategies, context, out, cards)
+
+
+def seated_game(config, first, second, cpu_level: int, context: Context):
+    """A dealt game with both seats filled (players.Seat); (state array, Python strategies
+    by digit, None where a compiled policy plays)."""
     arr = fresh_state()
     s = arr[0]
     setup(s, *config.engine_args(cpu_level), np.uint64(context.seed), int(context.swapped))
@@ -263,8 +271,11 @@ def play_game(config, first, second, cpu_level: int, context: Context, out, card
                 int(digit), place, config.name, context.seed, api.Stream(s.srng[digit])
             )
             hook(seat.strategy, "start_game", start, context)
-    for _ in drive(s, strategies, context):
-        pass
+    return arr, strategies
+
+
+def finish_game(s, strategies, context: Context, out, cards) -> None:
+    """Record the finished game and tell each Python strategy how it ended."""
     record(s, out, cards)
     winner = None if out[R_WINNER] == DRAW else int(s.first) ^ int(out[R_WINNER])
     outcome = OUTCOMES[int(out[R_OUTCOME])]
@@ -275,8 +286,11 @@ def play_game(config, first, second, cpu_level: int, context: Context, out, card
 
 def hook(strategy, name: str, argument, context: Context) -> None:
     """Call start_game or end_game; a failure names the game like a bad choice does."""
+    method = getattr(strategy, name, None)  # optional for classes not built on Strategy
+    if method is None:
+        return
     try:
-        getattr(strategy, name)(argument)
+        method(argument)
     except Exception as exc:
         spec = getattr(strategy, "spec", type(strategy).__name__)
         raise StrategyError(

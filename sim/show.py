@@ -9,8 +9,9 @@ from sim.cards import DIR_SYMBOLS
 from sim.config import Config
 from sim.engine.score import scores
 from sim.notation import MARK, render_card
-from sim.players import cpu_level, parse_players
+from sim.players import cpu_level, parse_players, seat
 from sim.position import display_rows
+from sim.python_loop import Context, config_ref, drive, seated_game
 
 
 def board_text(s) -> str:
@@ -23,15 +24,21 @@ def board_text(s) -> str:
     return "\n".join(out)
 
 
-def print_game(config: Config, seed: int, players: str) -> None:
-    first_spec, second_spec = parse_players(players)
-    s = game.start(config, seed, cpu_level(second_spec, config.rules.cpu_level))
-    first = int(s.first)
-    seat = {first: "first", 1 - first: "second"}
-    typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {players}")
-    typer.echo(f"first player: digit {first}")
+def print_game(config: Config, seed: int, players: str, swapped: bool = False) -> None:
+    """Play one game (A first, or B first when swapped, as in a run's pairs) and print it."""
+    a, b = parse_players(players)
+    context = Context(config_ref(config), seed, swapped, f"{a},{b}")
+    first, second = (seat(b), seat(a)) if swapped else (seat(a), seat(b))
+    level = cpu_level(b, config.rules.cpu_level)
+    arr, strategies = seated_game(config, first, second, level, context)
+    s = arr[0]
+    digit = int(s.first)
+    where = {digit: "first", 1 - digit: "second"}
+    swap = " (seats swapped: B first)" if swapped else ""
+    typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {a},{b}{swap}")
+    typer.echo(f"first player: digit {digit} ({first.spec})")
     typer.echo(board_text(s))
-    for turn in game.turns(s, seed):
+    for turn in drive(s, strategies, context):
         hand = " ".join(render_card(c, False) for c in turn.hand) or "(empty)"
         if turn.cpu_card:
             cards = "; ".join(
@@ -45,7 +52,7 @@ def print_game(config: Config, seed: int, players: str) -> None:
             move = f"plays {render_card(turn.card, False)} on {10 * (turn.line + 1)}"
             move += f" {DIR_SYMBOLS[turn.direction]}" if turn.direction else ""
         zero, one = scores(s)
-        typer.echo(f"\nturn {turn.number}: {turn.digit} ({seat[turn.digit]}) holds {hand}; {move}")
+        typer.echo(f"\nturn {turn.number}: {turn.digit} ({where[turn.digit]}) holds {hand}; {move}")
         typer.echo(board_text(s))
         typer.echo(f"  score 0: {zero}  1: {one}")
     zero, one = scores(s)

@@ -212,7 +212,7 @@ def test_show_unknown_strategy_lists_available_ones():
     result = run("show", "--players", "random,nope")
     line = assert_clean_failure(result)
     assert "nope" in line
-    assert "available: cpu, greedy, random" in line
+    assert "available: canonical-random, cpu, greedy, heuristic, high-lines, ismcts, mc" in line
     assert "ended:" not in result.output
 
 

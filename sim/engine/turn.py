@@ -5,7 +5,7 @@ from __future__ import annotations
 from sim.cards import CONT
 from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty
 from sim.engine.commands import execute, put_down
-from sim.engine.decide import choose_dir, dir_allowed
+from sim.engine.decide import choose_dir, dir_allowed, n_dirs, nth_dir
 from sim.engine.hands import draw, hand_remove
 from sim.engine.jit import inlined, kernel
 from sim.engine.rng import strategy_int
@@ -181,3 +181,22 @@ def random_turn(s):
     if index >= 0:
         put_card(s, digit, index, line, direction, forced)
     finish_turn(s, digit, index < 0, True)
+
+
+@kernel
+def legal_plays(s, digit, forced, out):
+    """Every legal play as rows (hand index, line, direction) in out, in the fixed order
+    (hand order, lines top to bottom, directions L R U D); returns how many."""
+    plain, cont = line_masks(s)
+    n = 0
+    for index in range(s.hand_len[digit]):
+        cid = s.hand[digit, index]
+        mask = card_lines(s, cid, forced, plain, cont)
+        for line in range(s.lines):
+            if mask & (1 << line):
+                for k in range(n_dirs(s, cid)):
+                    out[n, 0] = index
+                    out[n, 1] = line
+                    out[n, 2] = nth_dir(s, cid, k)
+                    n += 1
+    return n

@@ -1,0 +1,59 @@
+"""The conformance suite (sim/conformance.py) over every registered strategy and the
+worked example, and proof that it catches strategies that break its rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sim import config as cfg
+from sim import conformance, plugins
+from sim.players import BUILT_IN
+
+BASE = cfg.load("base")
+TEST_STRATEGIES = Path(__file__).resolve().parent / "strategies_for_tests.py"
+SMALL_BUDGETS = {"mc": "mc(rollouts=8)", "ismcts": "ismcts(iterations=16)"}
+EVERY = [
+    *(SMALL_BUDGETS.get(name, name) for name in BUILT_IN if name != "cpu"),
+    *plugins.entry_point_names(),
+    "strategies/examples/high_lines.py:HighLines",
+]
+
+
+@pytest.mark.parametrize("spec", EVERY)
+@pytest.mark.parametrize("check", sorted(conformance.CHECKS))
+def test_every_strategy_conforms(spec, check):
+    assert conformance.CHECKS[check](BASE, spec, 6) == []
+
+
+def test_a_strategy_reading_hidden_cards_is_caught():
+    problems = conformance.blind_to_hidden(BASE, f"{TEST_STRATEGIES}:Cheater", 6)
+    assert problems and "the play changed with hidden cards" in problems[0]
+
+
+def test_the_variants_differ_only_in_hidden_cards():
+    pair = next(
+        p for seed in range(20) if (p := conformance.hidden_variants(BASE, seed, 4)) is not None
+    )
+    s, t = pair[0][0], pair[1][0]
+    rival = 1 - int(s.mover)
+    assert list(s.hand[rival]) != list(t.hand[rival])  # hidden cards did move
+
+
+def test_a_strategy_writing_into_its_input_is_caught():
+    problems = conformance.untouched_inputs(BASE, f"{TEST_STRATEGIES}:Mutator", 2)
+    assert problems and "changed its input" in problems[0]
+
+
+def test_strategies_check_command_reports_each_check(tmp_path):
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    ok = CliRunner().invoke(app, ["strategies", "check", "high-lines", "--games", "3"])
+    assert ok.exit_code == 0, ok.output
+    assert ok.output.count("pass") == len(conformance.CHECKS)
+    bad = CliRunner().invoke(app, ["strategies", "check", f"{TEST_STRATEGIES}:Cheater"])
+    assert bad.exit_code == 1
+    assert "blind to hidden information" in bad.output and "FAIL" in bad.output
