@@ -11,9 +11,11 @@ mover's side:
   A reply that fills the RUN line, or any reply when the opponent's own LOAD will run
   their pile out, ends the game and is valued as a result; so the heuristic ends the game
   when ahead and does not leave the RUN line one card short, or hand the opponent the last
-  turn, when that loses. A reply that does not end the game costs W_REPLY times what it
-  takes from its line's value (control and the static terms below; W_REPLY_LINE weighs
-  the latter), on top of the static value of the position:
+  turn, when that loses. When the mover's card left of that slot is unsaved, the reply
+  might be an IF...THEN turning it: that worse reply is mixed in with weight W_FLIP (the
+  opponent's hand is hidden, so this is a hedge, not a read). A reply that does not end
+  the game costs W_REPLY times what it takes from its line's value (control and the static
+  terms below; W_REPLY_LINE weighs the latter), on top of the static value of the position:
   - every scoring line (3+ cards) its value for its controller (the margin), plus a share
     of its value for a lead of 2 and of 3+ cards (one opposing card cannot undo those);
   - every line not yet scoring a share of its value per card of lead (where to build);
@@ -44,7 +46,7 @@ from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line
 
 WIN = 10000.0
 # weights: shares of a line's value, then each kind's worth in hand (points)
-W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE = 0, 1, 2, 3, 4, 5, 6
+W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE, W_FLIP = 0, 1, 2, 3, 4, 5, 6, 7
 W_HAND = 8  # W_HAND + kind
 
 
@@ -58,6 +60,7 @@ def default_weights():
     w[W_REPLY] = 0.8
     w[W_STOLEN] = 4.0
     w[W_REPLY_LINE] = 1.0
+    w[W_FLIP] = 0.15
     w[W_HAND:] = 4.0
     w[W_HAND + BLANK] = 0.0
     w[W_HAND + IFTHEN] = 6.0
@@ -178,7 +181,8 @@ def pile_left(t, digit):
 
 @kernel
 def worst_reply(t, digit, other, mine, theirs, static, w):
-    """The value after the opponent's most harmful simple reply (one card of their digit)."""
+    """The value after the opponent's most harmful simple reply (one card of their digit,
+    turning the mover's card left of it with weight W_FLIP)."""
     if t.hand_len[other] == 0:
         return static
     last_turn = t.hand_len[other] - 1 + pile_left(t, other) < HAND_SIZE
@@ -193,28 +197,44 @@ def worst_reply(t, digit, other, mine, theirs, static, w):
             continue
         col = t.forced_col if t.forced_line >= 0 else t.gap[line]
         m, o, saved, left_of, right_of = tally(t, line, digit)
-        value = 10.0 * (line + 1)
-        count = t.count[line]
-        before = control_value(count, m - o, value)
-        was = line_value(count, m - o, saved, value, w)
-        if left_of <= col <= right_of:
-            o += 1
-        after = control_value(count + 1, m - o, value)
-        new_mine = mine - max(before, 0.0) + max(after, 0.0)
-        new_theirs = theirs + min(before, 0.0) - min(after, 0.0)
-        if last_turn or (line == t.lines - 1 and count + 1 >= t.capacity):
-            v = result_value(t, digit, new_mine, new_theirs)
-        else:
-            lost = (
-                after
-                - before
-                + w[W_REPLY_LINE] * (line_value(count + 1, m - o, saved, value, w) - was)
+        ends = last_turn or (line == t.lines - 1 and t.count[line] + 1 >= t.capacity)
+        placed = 1 if left_of <= col <= right_of else 0
+        v = reply_value(t, digit, line, m, o + placed, m - o, saved, mine, theirs, static, ends, w)
+        if w[W_FLIP] > 0 and flippable(t, digit, line, col - 1, left_of, right_of):
+            flip = reply_value(
+                t, digit, line, m - 1, o + placed + 1, m - o, saved, mine, theirs, static, ends, w
             )
-            v = static + w[W_REPLY] * lost
+            v += w[W_FLIP] * (flip - v)
         if first or v < worst:
             worst = v
             first = False
     return worst
+
+
+@kernel
+def flippable(t, digit, line, col, left_of, right_of):
+    """A counted, unsaved card of the mover's digit at (line, col)."""
+    if col < 0 or col < left_of or col > right_of:
+        return False
+    cid = t.grid[line, col]
+    return cid != NO_CARD and t.face[cid] == digit and not t.saved[cid]
+
+
+@kernel
+def reply_value(t, digit, line, m, o, lead, saved, mine, theirs, static, ends, w):
+    """Value once a reply put one card into the line, leaving m and o counted cards there
+    (the line's lead was lead); a result if it ends the game."""
+    value = 10.0 * (line + 1)
+    count = t.count[line]
+    before = control_value(count, lead, value)
+    after = control_value(count + 1, m - o, value)
+    if ends:
+        new_mine = mine - max(before, 0.0) + max(after, 0.0)
+        new_theirs = theirs + min(before, 0.0) - min(after, 0.0)
+        return result_value(t, digit, new_mine, new_theirs)
+    was = line_value(count, lead, saved, value, w)
+    now = line_value(count + 1, m - o, saved, value, w)
+    return static + w[W_REPLY] * (after - before + w[W_REPLY_LINE] * (now - was))
 
 
 @kernel
