@@ -45,7 +45,8 @@ from sim.engine.state import MAX_DEPTH, NO_CARD, POLICY_HEURISTIC
 from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line_masks
 
 WIN = 10000.0
-# weights: shares of a line's value, then each kind's worth in hand (points)
+# weight indexes: shares of a line's value (POT, LEAD2, LEAD3, SAVED), the reply's weights
+# (REPLY, REPLY_LINE, FLIP), points for a stolen card, and from W_HAND each kind's in hand
 W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE, W_FLIP = 0, 1, 2, 3, 4, 5, 6, 7
 W_HAND = 8  # W_HAND + kind
 
