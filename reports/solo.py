@@ -10,8 +10,7 @@ from reports.stats import wilson
 from sim.config import Config
 from sim.engine import game as eg
 from sim.engine.state import END_REASONS
-from sim.game import play_batch
-from sim.players import budgets, policy_codes
+from sim.game import play_matchup
 from sim.runner.seeds import cell_key, game_seeds
 
 
@@ -34,13 +33,7 @@ class SoloRow:
 def solo_row(config: Config, human: str, level: int, games: int, seed: int) -> SoloRow:
     """Play `games` games of human (first seat) against the CPU at one level."""
     seeds = game_seeds(cell_key(seed, f"{human},cpu(level={level})"), 0, games)
-    out, _ = play_batch(
-        config,
-        seeds,
-        cpu_level=level,
-        policies=policy_codes(human, "cpu"),
-        budgets=budgets(human, "cpu"),
-    )
+    out, _ = play_matchup(config, human, "cpu", seeds, cpu_level=level)
     wins = int((out[:, eg.R_WINNER] == eg.WIN_FIRST).sum())
     low, high = wilson(wins, games)
     counts = np.bincount(out[:, eg.R_END], minlength=len(END_REASONS)) / games

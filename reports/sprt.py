@@ -165,13 +165,9 @@ def pair_seeds(seed: int, a: str, b: str, start: int, stop: int) -> np.ndarray:
 
 
 def play_pairs(config: Config, a: str, b: str, seeds: np.ndarray, state=None) -> np.ndarray:
-    """Result rows (engine R_* columns) of each seed played twice: A first, then A second.
-
-    Today's engine plays only the random strategy in both seats; when it plays others, this
-    is the one call to change.
-    """
-    from sim.game import play_batch
-    from sim.players import budgets, policy_codes
+    """Result rows (engine R_* columns) of each seed played twice: A first, then A second."""
+    from sim.game import play_matchup
+    from sim.python_loop import StrategyError
 
     if any(name.startswith("cpu") for name in (a, b)):
         raise SprtError(
@@ -179,9 +175,10 @@ def play_pairs(config: Config, a: str, b: str, seeds: np.ndarray, state=None) ->
         )
     games = np.repeat(np.asarray(seeds, dtype=np.uint64), 2)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), len(seeds))
-    out, _ = play_batch(
-        config, games, state, swapped=swapped, policies=policy_codes(a, b), budgets=budgets(a, b)
-    )
+    try:
+        out, _ = play_matchup(config, a, b, games, swapped, state=state)
+    except StrategyError as exc:
+        raise SprtError(str(exc)) from None
     bad = out[:, R_ERROR].nonzero()[0]
     if len(bad):
         raise SprtError(f"game seed {int(games[bad[0]])} stopped at an engine limit")

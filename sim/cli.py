@@ -82,6 +82,7 @@ def strategies_list() -> None:
     from rich.table import Table
 
     from sim.players import BUILT_IN
+    from sim.plugins import describe_entry_points
 
     table = Table("name", "parameters", "description")
     for name, spec in BUILT_IN.items():
@@ -90,7 +91,10 @@ def strategies_list() -> None:
             for key, p in spec.params.items()
         )
         table.add_row(name, shown or "-", spec.description)
+    for name, params, description in describe_entry_points():
+        table.add_row(name, params or "-", f"{description} (Python, entry point)")
     Console(width=120).print(table)
+    typer.echo("Your own: --players path/to/file.py:ClassName (see README).")
 
 
 @strategies_app.command("check")

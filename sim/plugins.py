@@ -90,3 +90,21 @@ def make(name: str, params: dict, spec: str):
         raise PluginError(f"strategy {spec} could not be created: {exc}") from None
     instance.spec = spec
     return instance
+
+
+def describe_entry_points() -> list[tuple[str, str, str]]:
+    """(name, parameters, one-line description) of each entry-point strategy that loads."""
+    rows = []
+    for name in entry_point_names():
+        try:
+            cls = strategy_class(name)
+        except PluginError as exc:
+            rows.append((name, "", f"does not load: {exc}"))
+            continue
+        params = ", ".join(
+            f"{p.name}={p.default!r}" if p.default is not p.empty else p.name
+            for p in inspect.signature(cls).parameters.values()
+        )
+        doc = (inspect.getdoc(cls) or "").split("\n\n")[0].replace("\n", " ")
+        rows.append((name, params, doc))
+    return rows

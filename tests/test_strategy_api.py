@@ -179,3 +179,31 @@ def test_each_game_gets_its_own_stream_from_the_seed():
     draws = [[s.rng.below(1000) for _ in range(5)] for s in starts]
     assert draws[0] != draws[1]
     assert isinstance(starts[0].rng, Stream)
+
+
+def test_a_run_with_a_failing_strategy_stops_with_one_clear_message(tmp_path):
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    result = CliRunner().invoke(
+        app,
+        ["run", "--config", "base", "--players", f"{spec('Raiser')},random", "--games", "4"]
+        + ["--workers", "1", "--quiet", "--out", str(tmp_path / "run")],
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "Raiser raised ValueError: no idea what to do" in errors[0]
+    assert "replay it: sim show --config base --seed" in result.output
+
+
+def test_show_replays_a_python_strategy_game_and_reports_its_failure():
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    shown = CliRunner().invoke(app, ["show", "--players", "high-lines,greedy", "--swapped"])
+    assert shown.exit_code == 0 and "first player: digit" in shown.output
+    assert "(seats swapped: B first)" in shown.output and "ended:" in shown.output
+    failed = CliRunner().invoke(app, ["show", "--players", f"{spec('OutOfRange')},random"])
+    assert failed.exit_code == 1 and "not an index into the" in failed.output
