@@ -26,21 +26,30 @@ class BenchResult:
         return self.games / self.seconds
 
 
-def bench(config: Config, games: int, seed: int = 1) -> BenchResult:
-    """Play random vs random games in one compiled call and time it."""
+def bench(config: Config, games: int, seed: int = 1, players: str = "random,random") -> BenchResult:
+    """Play one match-up's games (random vs random by default) in one call and time it."""
     from sim.engine.game import R_END, R_ERROR, R_TURNS, R_WINNER, WIN_FIRST
     from sim.engine.state import END_REASONS, new_state
-    from sim.game import play_batch, result_buffers
+    from sim.game import play_batch, play_matchup, result_buffers
+    from sim.players import budgets, compiled, cpu_level, policy_codes, split_top_level
 
+    a, b = split_top_level(players)
+    level = cpu_level(b, config.rules.cpu_level)
     s = new_state()
     started = time.perf_counter()
-    play_batch(config, np.arange(1, dtype=np.uint64), s)
+    play_matchup(config, a, b, np.arange(1, dtype=np.uint64), None, level, s)
     warmup = time.perf_counter() - started
-    buffers = result_buffers(games)
-    for array in buffers:
-        array.fill(0)  # touch every page now, so the timing below holds only the games
+    seeds = np.arange(seed, seed + games, dtype=np.uint64)
     started = time.perf_counter()
-    out, _ = play_batch(config, np.arange(seed, seed + games, dtype=np.uint64), s, buffers=buffers)
+    if compiled(a, b):
+        buffers = result_buffers(games)
+        for array in buffers:
+            array.fill(0)  # touch every page now, so the timing below holds only the games
+        started = time.perf_counter()
+        codes, limits = policy_codes(a, b), budgets(a, b)
+        out, _ = play_batch(config, seeds, s, level, None, buffers, codes, limits)
+    else:
+        out, _ = play_matchup(config, a, b, seeds, None, level)
     seconds = time.perf_counter() - started
     ends = np.bincount(out[:, R_END], minlength=len(END_REASONS)) / games
     return BenchResult(

@@ -208,14 +208,23 @@ def bench(
         list[str] | None, typer.Option(help="Config(s) to measure; default: every shipped one")
     ] = None,
     games: Annotated[int, typer.Option(help="Games per config", min=1)] = 200_000,
+    players: Annotated[
+        str, typer.Option(help="The match-up to time, A,B (any strategies)")
+    ] = "random,random",
 ) -> None:
-    """Games per second per core, random vs random, one process; compile time apart."""
+    """Games per second per core of one match-up (random vs random by default), one
+    process; compile time apart."""
     from rich.console import Console
     from rich.table import Table
 
     from sim.bench import bench as run_bench
     from sim.config import available
+    from sim.players import PlayerError, parse_players
 
+    try:
+        parse_players(players)
+    except PlayerError as exc:
+        fail(str(exc))
     names = config or [
         n for n in ("base", "base-60", "variants", "101", "large") if n in available()
     ]
@@ -231,7 +240,7 @@ def bench(
     )
     errors = 0
     for name in names:
-        r = run_bench(load_config(name), games)
+        r = run_bench(load_config(name), games, players=players)
         ends = ", ".join(f"{k} {v:.1%}" for k, v in r.end_shares.items())
         table.add_row(
             name,
@@ -244,6 +253,7 @@ def bench(
             ends,
         )
         errors += r.errors
+    Console(width=140).print(f"players {players}")
     Console(width=140).print(table)
     if errors:
         fail(f"{errors} games stopped at an engine limit; their results are not valid")

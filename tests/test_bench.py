@@ -61,3 +61,14 @@ def test_bench_reports_a_complete_sample():
     assert result.games == 2000 and result.errors == 0
     assert abs(sum(result.end_shares.values()) - 1) < 1e-9
     assert 0.3 < result.first_wins < 0.7
+
+
+def test_bench_times_any_match_up_and_plays_the_run_games():
+    from sim.bench import bench
+
+    for players in ("greedy,random", "canonical-random,random"):
+        result = bench(BASE, 60, seed=5, players=players)
+        assert result.games == 60 and result.errors == 0
+    # the canonical random written in Python plays the compiled games: same first-seat share
+    python = bench(BASE, 60, seed=5, players="canonical-random,canonical-random")
+    assert python.first_wins == bench(BASE, 60, seed=5).first_wins
