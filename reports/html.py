@@ -20,6 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.stats import Difference, holm, unpaired_difference, wilson
+from sim.runner.tables import cards_long
 
 MIN_SEEDS = 30
 """Fewer independent seeds than this and a section says it is too small to tell."""
@@ -57,6 +58,7 @@ def load_run(folder: Path) -> Run:
     games = _plain(pl.scan_parquet(folder / "games" / "*.parquet"))
     has_cards = any((folder / "cards").glob("*.parquet"))
     cards = _plain(pl.scan_parquet(folder / "cards" / "*.parquet")) if has_cards else None
+    cards = cards_long(cards) if cards is not None else None  # one row per game, seat, kind
     return Run(folder, manifest, games, cards)
 
 

@@ -13,6 +13,8 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
+from sim.stats import wilson  # noqa: F401 - one Wilson interval for runner and reports
+
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Logistic Elo: elo = ELO_PER_NAT * logit(score)."""
 
@@ -25,23 +27,6 @@ def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     return float(sps.norm.ppf(0.5 + confidence / 2.0))
-
-
-def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a proportion successes/n; (0, 1) when n is 0.
-
-    Unlike the Wald interval it stays inside [0, 1] and keeps its coverage near 0 and 1.
-    """
-    if n < 0 or not 0 <= successes <= max(n, 0):
-        raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
-    z = _z(confidence)
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    shrink = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / shrink
-    half = z / shrink * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)

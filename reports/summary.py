@@ -19,6 +19,7 @@ from rich.table import Table
 from scipy import stats as sps
 
 from reports.stats import wilson
+from sim.runner.tables import cards_long
 
 MIN_GAMES = 100
 WIDE_INTERVAL = 0.10
@@ -115,9 +116,9 @@ def _read(parts: list[Path], path: Path, table: str) -> pl.DataFrame:
 
 
 def read_cards(run: RunFolder) -> pl.DataFrame | None:
-    """The cards table, or None when the run wrote none."""
+    """The cards table one row per game, seat and kind, or None when the run wrote none."""
     parts = sorted((run.path / "cards").glob("*.parquet"))
-    return _read(parts, run.path, "cards") if parts else None
+    return cards_long(_read(parts, run.path, "cards")) if parts else None
 
 
 def cells(games: pl.DataFrame) -> list[tuple[str, str]]:

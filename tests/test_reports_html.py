@@ -29,6 +29,7 @@ from reports.html import (
 from reports.stats import Difference
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
+from sim.runner.tables import cards_long
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = [
@@ -114,9 +115,7 @@ def test_line_control_shares_match_a_direct_count(page: str, games: pl.DataFrame
 
 
 def test_card_impact_counts_match_a_direct_count(run_dir: Path, games: pl.DataFrame) -> None:
-    cards = pl.read_parquet(run_dir / "cards" / "*.parquet").with_columns(
-        pl.col(pl.Categorical, pl.Enum).cast(pl.String)
-    )
+    cards = cards_long(pl.read_parquet(run_dir / "cards" / "*.parquet"))
     winner = dict(
         zip(zip(games["config"], games["game"], strict=True), games["winner"], strict=True)
     )

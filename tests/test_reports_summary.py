@@ -18,6 +18,7 @@ from reports.cli_runs import register
 from reports.summary import Mean, Proportion, open_run, read_cards, summarize
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
+from sim.runner.tables import cards_long
 
 WIDE = {"COLUMNS": "250"}
 F, S, D = "first", "second", "draw"
@@ -266,7 +267,7 @@ def test_summary_of_a_real_run_agrees_with_its_tables(real_run):
         assert wins == stored
         assert ["first seat", f"{wins:,}", "2,000"] in [r[:3] for r in rows]
         assert f"{config} · random,random · 2,000 games, 1,000 seat-swapped pairs" in result.output
-    cards = pl.read_parquet(real_run / "cards" / "*.parquet")
+    cards = cards_long(pl.read_parquet(real_run / "cards" / "*.parquet"))
     save = cards.filter((pl.col("config").cast(pl.String) == "base") & (pl.col("kind") == "SAVE"))
     card_rows = [r for r in rows if r[:2] == ["random", "SAVE"]]
     assert card_rows[0][2] == "4,000"  # two players in each of 2,000 games

@@ -18,6 +18,7 @@ from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
 from sim.runner.run import RunError, execute
 from sim.runner.seeds import cell_key, game_seeds
+from sim.runner.tables import cards_long
 from sim.runner.worker import Task, play_chunk
 
 GAME_COLUMNS = [
@@ -31,6 +32,8 @@ SORT = ["config", "matchup", "game"]
 
 def table(out: Path, name: str) -> pl.DataFrame:
     frame = pl.read_parquet(out / name / "*.parquet").drop("run_id", strict=False)
+    if name == "cards":
+        frame = cards_long(frame)
     keys = SORT + (["seat", "kind"] if name == "cards" else [])
     return frame.with_columns(pl.col(pl.Categorical).cast(pl.String)).sort(keys)
 

@@ -58,11 +58,14 @@ def execute(
     keys = {cell.index: cell_key(plan.seed, cell.matchup) for cell in plan.cells()}
     tasks = [Task(str(out), plan.run_id, c, keys[c.cell.index], c.cell.swap) for c in todo]
     state = {"done": skipped, "last_write": 0.0}
+    counts: dict[str, dict] = {}  # chunk name -> its summary counts, as chunks finish
     if progress:
         progress(skipped, plan.total_games)
 
     def on_done(done: Done) -> None:
         state["done"] += done.games
+        if done.counts is not None:
+            counts[done.chunk] = done.counts
         manifest["chunks"][done.chunk] = {"status": "done", "seconds": round(done.seconds, 3)}
         if progress:
             progress(state["done"], plan.total_games)
@@ -79,7 +82,7 @@ def execute(
         raise
     finally:
         signal.signal(signal.SIGTERM, previous)
-    _finish(manifest, out)
+    _finish(manifest, out, chunks, counts)
     played = state["done"] - skipped
     return RunResult(out, played, skipped, time.perf_counter() - started)
 
@@ -163,20 +166,20 @@ def _save(manifest: dict, out: Path) -> None:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
 
 
-def _finish(manifest: dict, out: Path) -> None:
-    """Summaries from every games part; only then is the run marked complete."""
-    import polars as pl
-
+def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict]) -> None:
+    """Summaries from every chunk's counts (those the workers sent, or counted from the part
+    on disk for chunks an earlier invocation played); only then is the run complete."""
     from sim.runner import tables
 
     try:
-        wins, ties = [], []
-        for part in sorted((out / storage.GAMES).glob("*.parquet")):  # one part at a time
-            games = pl.scan_parquet(part)
-            wins.append(tables.win_counts(games))
-            ties.append(tables.tiebreak_counts(games))
-        storage.write_parquet(tables.winrates(pl.concat(wins)), out / "winrates.parquet")
-        storage.write_parquet(tables.tiebreaks(pl.concat(ties)), out / "tiebreaks.parquet")
+        every = [
+            counts[c.name]
+            if c.name in counts
+            else tables.count_part(c.cell, storage.part_path(out, storage.GAMES, c.name))
+            for c in chunks
+        ]
+        storage.write_parquet(tables.winrates(every), out / "winrates.parquet")
+        storage.write_parquet(tables.tiebreaks(every), out / "tiebreaks.parquet")
     except OSError as exc:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
     manifest["status"] = "complete"

@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 MANIFEST = "manifest.json"
 GAMES, CARDS = "games", "cards"
@@ -34,6 +36,26 @@ def atomic_write(path: Path, write) -> None:
 
 def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd", statistics=False))
+
+
+PART_COMPRESSION = "zstd"
+
+
+def write_part(table: pa.Table, path: Path) -> None:
+    """A chunk's part file: one row group, no statistics, dictionary encoding only for the
+    columns that already are dictionaries (constants, enums); the rest is plain + zstd."""
+    dictionary = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+    atomic_write(
+        path,
+        lambda tmp: pq.write_table(
+            table,
+            tmp,
+            compression=PART_COMPRESSION,
+            use_dictionary=dictionary,
+            write_statistics=False,
+            row_group_size=max(table.num_rows, 1),
+        ),
+    )
 
 
 def write_json(data: dict, path: Path) -> None:

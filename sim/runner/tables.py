@@ -1,14 +1,24 @@
 """The Parquet tables: per-game and per-card rows from engine arrays, and the run's summaries.
 
-Compact types keep a games row small: enums for every categorical column, the
-smallest integer that fits, and strings only for values constant within a part
-(Parquet dictionary-encodes those to almost nothing).
+Parts are built with pyarrow straight from the engine's numpy arrays: at millions of games
+the writing must cost a small fraction of the playing. Compact types keep a games row small:
+enums for every categorical column, the smallest integer that fits, and strings only for
+values constant within a part (dictionary-encoded to almost nothing). The Arrow schemas are
+the ones polars itself writes, so parts read back with the same polars types (enums included).
+
+The cards table is stored one row per game (see CARDS_COLUMNS); cards_long() gives the
+one-row-per-game-seat-and-kind view the per-card statistics read.
 """
 
 from __future__ import annotations
 
+import io
+from functools import cache
+
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from sim.cards import NAMES
 from sim.engine import game as eg
@@ -22,165 +32,259 @@ END_REASON = pl.Enum([r for r in END_REASONS if r])
 KIND = pl.Enum(list(NAMES))
 LINE_COLUMNS = [f"line_{10 * (i + 1)}" for i in range(MAX_LINES)]
 
+GAMES_TYPES: dict[str, pl.DataType] = {
+    "run_id": pl.Categorical(),
+    "config": pl.Categorical(),
+    "config_hash": pl.Categorical(),
+    "rules_version": pl.Categorical(),
+    "matchup": pl.Categorical(),
+    "first": pl.Categorical(),
+    "second": pl.Categorical(),
+    "swapped": pl.Boolean(),
+    "pair": pl.UInt32(),
+    "game": pl.UInt32(),
+    "seed": pl.UInt64(),
+    "first_digit": pl.UInt8(),
+    "winner": WINNER,
+    "outcome": OUTCOME,
+    "tiebreak_line": pl.UInt8(),
+    "end_reason": END_REASON,
+    "turns": pl.UInt16(),
+    "score_first": pl.UInt16(),
+    "score_second": pl.UInt16(),
+    **dict.fromkeys(LINE_COLUMNS, SEAT),
+}
+GAMES_COLUMNS = list(GAMES_TYPES)
 
-def _enum(codes: np.ndarray, dtype: pl.Enum, offset: int = 0) -> pl.Series:
-    """Codes offset.. as an enum column (gathered from its categories: the fast way); any
-    code below offset (e.g. -1) becomes null."""
-    index = np.asarray(codes, dtype=np.int64) - offset
-    missing = np.flatnonzero(index < 0)
-    labels = pl.Series(dtype.categories.to_list(), dtype=dtype)
-    column = labels.gather(pl.Series(np.maximum(index, 0).astype(np.uint32)))
-    return column.scatter(missing, None) if len(missing) else column
+CARDS_TYPES: dict[str, pl.DataType] = {
+    "config": pl.Categorical(),
+    "matchup": pl.Categorical(),
+    "kinds": pl.Categorical(),  # the deck's kinds, comma-separated, in slot order
+    "game": pl.UInt32(),
+    "first": pl.Categorical(),  # the strategy in each seat, as in the games table
+    "second": pl.Categorical(),
+    "drawn": pl.Binary(),  # one byte per slot: the first seat's kinds, then the second's
+    "played": pl.Binary(),
+    "took_effect": pl.Binary(),
+}
+CARDS_COLUMNS = list(CARDS_TYPES)
+COUNTS = {"drawn": eg.C_DRAWN, "played": eg.C_PLAYED, "took_effect": eg.C_EFFECT}
+CARDS_LONG_COLUMNS = [
+    "config", "matchup", "game", "seat", "strategy", "kind", "drawn", "played", "took_effect",
+]  # fmt: skip
 
 
-def _constants(**values: str) -> list[pl.Expr]:
-    """Columns constant within a part: categorical, so they cost next to nothing on disk."""
-    return [pl.lit(value).cast(pl.Categorical).alias(name) for name, value in values.items()]
+@cache
+def arrow_schema(table: str) -> pa.Schema:
+    """The Arrow schema polars writes for a table's types, field metadata included (that is
+    how polars knows an enum's categories when it reads the part back)."""
+    types = GAMES_TYPES if table == "games" else CARDS_TYPES
+    buffer = io.BytesIO()
+    pl.DataFrame(schema=types).write_parquet(buffer)
+    return pq.read_schema(pa.BufferReader(buffer.getvalue()))
 
 
-def _seat_strategy(cell, swapped: pl.Expr, seat_is_first: bool) -> pl.Expr:
-    """The strategy in a seat: A is first unless the game is the swapped one of its pair."""
-    plays_a = ~swapped if seat_is_first else swapped
-    return pl.when(plays_a).then(pl.lit(cell.a)).otherwise(pl.lit(cell.b))
+def _dictionary(field: pa.Field, codes: np.ndarray, values: list[str], valid=None) -> pa.Array:
+    """codes (indices into values) as the field's dictionary type; null where not valid."""
+    index_type = field.type.index_type
+    indices = pa.array(
+        np.asarray(codes).astype(index_type.to_pandas_dtype(), copy=False),
+        type=index_type,
+        mask=None if valid is None else ~valid,
+    )
+    return pa.DictionaryArray.from_arrays(
+        indices, pa.array(values, pa.string()), ordered=field.type.ordered
+    )
 
 
-def games_frame(run_id, cell, start: int, swap: bool, seeds, out) -> pl.DataFrame:
+def _constant(field: pa.Field, value: str, n: int) -> pa.Array:
+    return _dictionary(field, np.zeros(n, dtype=np.uint8), [value])
+
+
+def _either(field: pa.Field, second: np.ndarray, values: tuple[str, str]) -> pa.Array:
+    """values[0] where second is false, values[1] where it is true (one entry if they match)."""
+    if values[0] == values[1]:
+        return _constant(field, values[0], len(second))
+    return _dictionary(field, second.view(np.uint8), list(values))
+
+
+def games_table(run_id, cell, start: int, swap: bool, seeds, out) -> pa.Table:
     """One row per game of a chunk (columns named as the games table promises)."""
+    schema = arrow_schema("games")
     n = len(out)
     game = np.arange(start, start + n, dtype=np.uint32)
     swapped = (game % 2 == 1) if swap else np.zeros(n, dtype=bool)
+    field = schema.field
+    tiebreak = out[:, eg.R_TIEBREAK_LINE].astype(np.uint8)
+    end = out[:, eg.R_END]
     columns = {
-        "swapped": pl.Series(swapped, dtype=pl.Boolean),
-        "pair": pl.Series(game // 2, dtype=pl.UInt32)
-        if swap
-        else pl.repeat(None, n, dtype=pl.UInt32, eager=True),
-        "game": pl.Series(game, dtype=pl.UInt32),
-        "seed": pl.Series(seeds, dtype=pl.UInt64),
-        "first_digit": pl.Series(out[:, eg.R_FIRST], dtype=pl.UInt8),
-        "winner": _enum(out[:, eg.R_WINNER], WINNER),
-        "outcome": _enum(out[:, eg.R_OUTCOME], OUTCOME),
-        "tiebreak_line": pl.Series(out[:, eg.R_TIEBREAK_LINE], dtype=pl.UInt8).replace(0, None),
-        "end_reason": _enum(out[:, eg.R_END], END_REASON, offset=1),
-        "turns": pl.Series(out[:, eg.R_TURNS], dtype=pl.UInt16),
-        "score_first": pl.Series(out[:, eg.R_SCORE_FIRST], dtype=pl.UInt16),
-        "score_second": pl.Series(out[:, eg.R_SCORE_SECOND], dtype=pl.UInt16),
-    }
-    for i, name in enumerate(LINE_COLUMNS):
-        columns[name] = _enum(out[:, eg.R_LINE0 + i], SEAT)
-    frame = pl.DataFrame(columns).with_columns(
-        *_constants(
-            run_id=run_id,
-            config=cell.config.name,
-            config_hash=cell.config.hash,
-            rules_version=RULES_VERSION,
-            matchup=cell.matchup,
+        "run_id": _constant(field("run_id"), run_id, n),
+        "config": _constant(field("config"), cell.config.name, n),
+        "config_hash": _constant(field("config_hash"), cell.config.hash, n),
+        "rules_version": _constant(field("rules_version"), RULES_VERSION, n),
+        "matchup": _constant(field("matchup"), cell.matchup, n),
+        "first": _either(field("first"), swapped, (cell.a, cell.b)),
+        "second": _either(field("second"), swapped, (cell.b, cell.a)),
+        "swapped": pa.array(swapped),
+        "pair": pa.array(game // 2) if swap else pa.nulls(n, pa.uint32()),
+        "game": pa.array(game),
+        "seed": pa.array(np.asarray(seeds, dtype=np.uint64)),
+        "first_digit": pa.array(out[:, eg.R_FIRST].astype(np.uint8)),
+        "winner": _dictionary(field("winner"), out[:, eg.R_WINNER], WINNER.categories.to_list()),
+        "outcome": _dictionary(
+            field("outcome"), out[:, eg.R_OUTCOME], OUTCOME.categories.to_list()
         ),
-        _seat_strategy(cell, pl.col("swapped"), True).cast(pl.Categorical).alias("first"),
-        _seat_strategy(cell, pl.col("swapped"), False).cast(pl.Categorical).alias("second"),
-    )
-    return frame.select(GAMES_COLUMNS)
+        "tiebreak_line": pa.array(tiebreak, mask=tiebreak == 0),
+        "end_reason": _dictionary(
+            field("end_reason"), end - 1, END_REASON.categories.to_list(), valid=end > 0
+        ),
+        "turns": pa.array(out[:, eg.R_TURNS].astype(np.uint16)),
+        "score_first": pa.array(out[:, eg.R_SCORE_FIRST].astype(np.uint16)),
+        "score_second": pa.array(out[:, eg.R_SCORE_SECOND].astype(np.uint16)),
+    }
+    seats = SEAT.categories.to_list()
+    for i, name in enumerate(LINE_COLUMNS):
+        line = out[:, eg.R_LINE0 + i]
+        columns[name] = _dictionary(field(name), line, seats, valid=line >= 0)
+    return pa.Table.from_arrays([columns[c] for c in GAMES_COLUMNS], schema=schema)
 
 
-GAMES_COLUMNS = [
-    "run_id",
-    "config",
-    "config_hash",
-    "rules_version",
-    "matchup",
-    "first",
-    "second",
-    "swapped",
-    "pair",
-    "game",
-    "seed",
-    "first_digit",
-    "winner",
-    "outcome",
-    "tiebreak_line",
-    "end_reason",
-    "turns",
-    "score_first",
-    "score_second",
-    *LINE_COLUMNS,
-]
+def cards_table(cell, start: int, swap: bool, cards: np.ndarray) -> pa.Table:
+    """Per game: the drawn, played and took-effect counts of every kind of the deck, by seat.
 
-
-def cards_frame(cell, start: int, swap: bool, cards: np.ndarray) -> pl.DataFrame:
-    """Per game, seat and card kind of the deck: drawn, played and took-effect counts."""
+    Each count column holds 2 x len(kinds) bytes per game: byte j is the first seat's count
+    of kinds[j], byte len(kinds) + j the second seat's (cards_long() unpacks them)."""
     kinds = np.unique(cell.config.kinds())
-    n = len(cards)
-    picked = cards[:, :, kinds, :]  # game, seat, kind, count
-    g, seat, k = np.meshgrid(
-        np.arange(start, start + n, dtype=np.uint32),
-        np.arange(2, dtype=np.uint8),
-        kinds,
-        indexing="ij",
-    )
-    seat_first = pl.col("seat") == "first"
-    swapped = (pl.col("game") % 2 == 1) if swap else pl.lit(False)
-    plays_a = seat_first != swapped
-    frame = pl.DataFrame(
-        {
-            "game": pl.Series(g.ravel(), dtype=pl.UInt32),
-            "seat": _enum(seat.ravel(), SEAT),
-            "kind": _enum(k.ravel(), KIND),
-            "drawn": pl.Series(picked[..., eg.C_DRAWN].ravel(), dtype=pl.UInt8),
-            "played": pl.Series(picked[..., eg.C_PLAYED].ravel(), dtype=pl.UInt8),
-            "took_effect": pl.Series(picked[..., eg.C_EFFECT].ravel(), dtype=pl.UInt8),
-        }
-    )
-    return frame.with_columns(
-        *_constants(config=cell.config.name, matchup=cell.matchup),
-        pl.when(plays_a)
-        .then(pl.lit(cell.a))
-        .otherwise(pl.lit(cell.b))
-        .cast(pl.Categorical)
-        .alias("strategy"),
-    ).select(
-        "config", "matchup", "game", "seat", "strategy", "kind", "drawn", "played", "took_effect"
-    )
+    n, width = len(cards), 2 * len(kinds)
+    schema = _cards_schema(width)
+    game = np.arange(start, start + n, dtype=np.uint32)
+    swapped = (game % 2 == 1) if swap else np.zeros(n, dtype=bool)
+    field = schema.field
+    columns = {
+        "config": _constant(field("config"), cell.config.name, n),
+        "matchup": _constant(field("matchup"), cell.matchup, n),
+        "kinds": _constant(field("kinds"), ",".join(NAMES[k] for k in kinds), n),
+        "game": pa.array(game),
+        "first": _either(field("first"), swapped, (cell.a, cell.b)),
+        "second": _either(field("second"), swapped, (cell.b, cell.a)),
+    }
+    for name, count in COUNTS.items():
+        data = np.ascontiguousarray(cards[:, :, kinds, count])  # game, seat, kind
+        columns[name] = pa.Array.from_buffers(field(name).type, n, [None, pa.py_buffer(data)])
+    return pa.Table.from_arrays([columns[c] for c in CARDS_COLUMNS], schema=schema)
 
 
-def win_counts(games: pl.LazyFrame) -> pl.DataFrame:
-    """Per config and match-up: games, wins by seat and by strategy, draws (additive counts,
-    so each part can be counted alone and memory stays flat however large the run)."""
-    first_won = pl.col("winner") == "first"
-    second_won = pl.col("winner") == "second"
-    a_won = (first_won & ~pl.col("swapped")) | (second_won & pl.col("swapped"))
-    b_won = (second_won & ~pl.col("swapped")) | (first_won & pl.col("swapped"))
+@cache
+def _cards_schema(width: int) -> pa.Schema:
+    """Count columns as fixed-width binary (no per-value lengths to write; polars reads them
+    as Binary whatever the width, so parts of decks with more kinds read together)."""
+    schema = arrow_schema("cards")
+    for name in COUNTS:
+        schema = schema.set(schema.get_field_index(name), pa.field(name, pa.binary(width)))
+    return schema
+
+
+def cards_long(cards: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame | pl.DataFrame:
+    """The cards table one row per game, seat and card kind of the deck, text as plain
+    strings: config, matchup, game, seat, strategy, kind, drawn, played, took_effect.
+
+    Works on a frame or a lazy scan of the parts (lazily: memory stays that of the caller's
+    query); a table already in that layout is returned unchanged."""
+    names = cards.collect_schema().names()
+    if "kind" in names:
+        return cards
+    kinds = pl.col("kinds").cast(pl.String).str.split(",")
+    slot, width = pl.col("slot"), pl.col("width")
+    first = slot < width
     return (
-        _plain(games)
-        .group_by(*WIN_KEYS)
-        .agg(
-            pl.len().alias("games"),
-            first_won.sum().alias("first_wins"),
-            second_won.sum().alias("second_wins"),
-            (pl.col("winner") == "draw").sum().alias("draws"),
-            a_won.sum().alias("a_wins"),
-            b_won.sum().alias("b_wins"),
+        cards.with_columns(width=kinds.list.len().cast(pl.UInt32))
+        .with_columns(slot=pl.int_ranges(0, 2 * width, dtype=pl.UInt32))
+        .explode("slot")
+        .select(
+            pl.col("config", "matchup").cast(pl.String),
+            "game",
+            pl.when(first).then(pl.lit("first")).otherwise(pl.lit("second")).alias("seat"),
+            pl.when(first)
+            .then(pl.col("first"))
+            .otherwise(pl.col("second"))
+            .cast(pl.String)
+            .alias("strategy"),
+            kinds.list.get(slot % width).alias("kind"),
+            *(pl.col(name).bin.get(slot).alias(name) for name in COUNTS),
         )
-        .collect()
     )
 
+
+# --- summaries: additive counts per chunk, summed over the run -----------------------------
 
 WIN_KEYS = ["config", "config_hash", "matchup"]
+WIN_COUNTS = ["games", "first_wins", "second_wins", "draws", "a_wins", "b_wins"]
+TIE_KEYS = ["config", "matchup", "category", "value", "seat"]
 
 
-def winrates(counts: pl.DataFrame) -> pl.DataFrame:
+def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
+    """A chunk's win counts (one row) and tie-break counts (long rows), from its engine codes:
+    winner and outcome as the engine writes them, tiebreak_line 0 for none, end reason code
+    (0 for none), swapped flags. Additive: a run's counts are the sums of its chunks'."""
+    winner = np.asarray(winner)
+    first_won, second_won = winner == eg.WIN_FIRST, winner == eg.WIN_SECOND
+    wins = {
+        "config": cell.config.name,
+        "config_hash": cell.config.hash,
+        "matchup": cell.matchup,
+        "games": len(winner),
+        "first_wins": int(first_won.sum()),
+        "second_wins": int(second_won.sum()),
+        "draws": int((winner == eg.DRAW).sum()),
+        "a_wins": int((first_won & ~swapped).sum() + (second_won & swapped).sum()),
+        "b_wins": int((second_won & ~swapped).sum() + (first_won & swapped).sum()),
+    }
+    key = (cell.config.name, cell.matchup)
+    ties = []
+    outcomes = OUTCOME.categories.to_list()
+    for code, count in enumerate(np.bincount(outcome, minlength=len(outcomes))):
+        if count:
+            ties.append((*key, "outcome", outcomes[code], None, int(count)))
+    seats = WINNER.categories.to_list()
+    decided = outcome == outcomes.index("tiebreak")
+    pairs = tiebreak_line[decided].astype(np.int64) * 4 + winner[decided]
+    for pair, count in zip(*np.unique(pairs, return_counts=True), strict=True):
+        line, seat = divmod(int(pair), 4)
+        ties.append((*key, "tiebreak_line", str(line) if line else None, seats[seat], int(count)))
+    ends = END_REASON.categories.to_list()
+    for code, count in enumerate(np.bincount(end, minlength=len(ends) + 1)):
+        if count:
+            ties.append((*key, "end_reason", ends[code - 1] if code else None, None, int(count)))
+    return {"wins": wins, "ties": ties}
+
+
+def count_part(cell, path) -> dict:
+    """count_games for a games part already on disk (a chunk finished by an earlier run)."""
+    games = pl.read_parquet(
+        path, columns=["winner", "outcome", "tiebreak_line", "end_reason", "swapped"]
+    )
+    return count_games(
+        cell,
+        games["winner"].to_physical().to_numpy(),
+        games["outcome"].to_physical().to_numpy(),
+        games["tiebreak_line"].fill_null(0).to_numpy(),
+        (games["end_reason"].to_physical().cast(pl.Int64) + 1).fill_null(0).to_numpy(),
+        games["swapped"].to_numpy(),
+    )
+
+
+def winrates(counts: list[dict]) -> pl.DataFrame:
     """Summed win counts with rates and Wilson 95% intervals, by seat and by strategy."""
-    from reports.stats import wilson
+    from sim.stats import wilson
 
-    table = counts.group_by(WIN_KEYS).agg(pl.all().sum()).sort("config", "matchup")
+    schema = {key: pl.String for key in WIN_KEYS} | dict.fromkeys(WIN_COUNTS, pl.UInt32)
+    rows = pl.DataFrame([c["wins"] for c in counts], schema=schema, orient="row")
+    table = rows.group_by(WIN_KEYS).agg(pl.all().sum()).sort("config", "matchup")
     parts = table["matchup"].str.split_exact(",", 1).struct.rename_fields(["a", "b"])
     table = table.with_columns(parts.struct.field("a"), parts.struct.field("b"))
     for who in ("first", "second", "a", "b"):
         table = _with_rate(table, who, f"{who}_wins", wilson)
     return _with_rate(table, "draw", "draws", wilson)
-
-
-def _plain(games: pl.LazyFrame) -> pl.LazyFrame:
-    """Categorical text columns as plain strings, for summaries that split or join them."""
-    return games.with_columns(pl.col(pl.Categorical).cast(pl.String))
 
 
 def _with_rate(table: pl.DataFrame, name: str, count: str, wilson) -> pl.DataFrame:
@@ -192,37 +296,12 @@ def _with_rate(table: pl.DataFrame, name: str, count: str, wilson) -> pl.DataFra
     )
 
 
-TIE_KEYS = ["config", "matchup", "category", "value", "seat"]
-
-
-def tiebreak_counts(games: pl.LazyFrame) -> pl.DataFrame:
-    """Counts of outcomes, deciding lines by winning seat, and end reasons, as long rows
-    (config, matchup, category, value, seat, count); additive like win_counts."""
-    keys = ["config", "matchup"]
-    games = _plain(games)
-    no_seat = pl.lit(None, pl.String).alias("seat")
-    parts = [
-        games.group_by(*keys, pl.col("outcome").cast(pl.String).alias("value"))
-        .agg(pl.len().alias("count"))
-        .with_columns(pl.lit("outcome").alias("category"), no_seat),
-        games.filter(pl.col("outcome") == "tiebreak")
-        .group_by(
-            *keys,
-            pl.col("tiebreak_line").cast(pl.String).alias("value"),
-            pl.col("winner").cast(pl.String).alias("seat"),
-        )
-        .agg(pl.len().alias("count"))
-        .with_columns(pl.lit("tiebreak_line").alias("category")),
-        games.group_by(*keys, pl.col("end_reason").cast(pl.String).alias("value"))
-        .agg(pl.len().alias("count"))
-        .with_columns(pl.lit("end_reason").alias("category"), no_seat),
-    ]
-    return pl.concat([p.select(*TIE_KEYS, "count") for p in parts]).collect()
-
-
-def tiebreaks(counts: pl.DataFrame) -> pl.DataFrame:
-    """Summed long counts with each one's share of its config and match-up's games."""
-    summed = counts.group_by(TIE_KEYS).agg(pl.col("count").sum())
+def tiebreaks(counts: list[dict]) -> pl.DataFrame:
+    """Summed long counts of outcomes, deciding lines by winning seat, and end reasons, with
+    each one's share of its config and match-up's games."""
+    schema = {key: pl.String for key in TIE_KEYS} | {"count": pl.UInt32}
+    rows = pl.DataFrame([r for c in counts for r in c["ties"]], schema=schema, orient="row")
+    summed = rows.group_by(TIE_KEYS).agg(pl.col("count").sum())
     totals = (
         summed.filter(pl.col("category") == "outcome")
         .group_by("config", "matchup")

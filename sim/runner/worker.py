@@ -26,6 +26,7 @@ class Done:
     chunk: str
     games: int
     seconds: float
+    counts: dict | None = None  # tables.count_games of the chunk, for the run's summaries
 
 
 class ChunkError(RuntimeError):
@@ -36,7 +37,7 @@ def play_chunk(task: Task) -> Done:
     """Play and write one chunk; the parent only ever sees this small summary."""
     import numpy as np
 
-    from sim.engine.game import R_ERROR
+    from sim.engine.game import R_END, R_ERROR, R_OUTCOME, R_TIEBREAK_LINE, R_WINNER
     from sim.game import play_matchup
     from sim.players import cpu_level
     from sim.python_loop import StrategyError
@@ -64,8 +65,12 @@ def play_chunk(task: Task) -> Done:
             "stopped at an engine limit"
         )
     folder = Path(task.out)
-    games = tables.games_frame(task.run_id, cell, chunk.start, task.swap, seeds, out)
-    storage.write_parquet(games, storage.part_path(folder, storage.GAMES, chunk.name))
-    card_rows = tables.cards_frame(cell, chunk.start, task.swap, cards)
-    storage.write_parquet(card_rows, storage.part_path(folder, storage.CARDS, chunk.name))
-    return Done(chunk.name, len(seeds), time.perf_counter() - started)
+    swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
+    games = tables.games_table(task.run_id, cell, chunk.start, task.swap, seeds, out)
+    storage.write_part(games, storage.part_path(folder, storage.GAMES, chunk.name))
+    card_rows = tables.cards_table(cell, chunk.start, task.swap, cards)
+    storage.write_part(card_rows, storage.part_path(folder, storage.CARDS, chunk.name))
+    counts = tables.count_games(
+        cell, out[:, R_WINNER], out[:, R_OUTCOME], out[:, R_TIEBREAK_LINE], out[:, R_END], swapped
+    )
+    return Done(chunk.name, len(seeds), time.perf_counter() - started, counts)
