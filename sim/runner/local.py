@@ -3,6 +3,7 @@ and their chunk retried."""
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 from collections.abc import Callable, Iterable
@@ -23,8 +24,10 @@ def _worker_loop(inbox, results, play) -> None:
     name = mp.current_process().name
     while True:
         task = inbox.get()
-        if task is None:
-            return
+        if task is None:  # every result is with the parent: skip the slow interpreter teardown
+            results.close()
+            results.join_thread()
+            os._exit(0)
         try:
             results.put(("done", name, play(task)))
         except (ChunkError, OSError) as exc:
@@ -46,8 +49,10 @@ class _Worker:
         self.chunk = task.chunk.name
         self.inbox.put(task)
 
-    def stop(self) -> None:
+    def ask_to_stop(self) -> None:
         self.inbox.put(None)
+
+    def stop(self) -> None:
         self.proc.join(timeout=2)
         if self.proc.is_alive():
             self.proc.terminate()
@@ -87,6 +92,8 @@ def run_local(
             del pending[payload.chunk]
             on_done(payload)
     finally:
+        for worker in pool.values():  # all at once: each takes a while to exit
+            worker.ask_to_stop()
         for worker in pool.values():
             worker.stop()
 
