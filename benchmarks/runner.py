@@ -9,6 +9,8 @@ Ratios, not absolute figures, are what to compare: these machines are shared and
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -43,6 +45,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--bench-games", type=int, default=1_000_000)
     args = parser.parse_args()
+    loadavg = os.getloadavg()
     single = bench(load(args.config), args.bench_games).games_per_second
     with tempfile.TemporaryDirectory() as out:
         command = [
@@ -61,7 +64,9 @@ def main() -> None:
         output = proc.stdout.read()
         games_bytes = sum(p.stat().st_size for p in Path(out, "games").glob("*.parquet"))
         cards_bytes = sum(p.stat().st_size for p in Path(out, "cards").glob("*.parquet"))
+        chunks = json.loads(Path(out, "manifest.json").read_text())["chunks"].values()
     end_to_end = args.games / seconds
+    print(f"load average before: {loadavg[0]:.2f} {loadavg[1]:.2f} {loadavg[2]:.2f}")
     print(output.strip())
     print(f"single-process engine ({args.config}): {single:,.0f} games/s")
     print(
@@ -70,13 +75,24 @@ def main() -> None:
     )
     parent = peak.get(proc.pid, 0)
     workers = max((v for pid, v in peak.items() if pid != proc.pid), default=0)
+    each = ", ".join(f"{v / 2**20:,.0f}" for pid, v in sorted(peak.items()) if pid != proc.pid)
     print(
         f"peak resident memory: parent {parent / 2**20:,.0f} MiB, largest worker "
-        f"{workers / 2**20:,.0f} MiB (over {len(peak)} processes)"
+        f"{workers / 2**20:,.0f} MiB (over {len(peak)} processes; the others: {each} MiB)"
     )
     print(
         f"games table: {games_bytes / args.games:.1f} bytes/game; "
         f"cards table: {cards_bytes / args.games:.1f} bytes/game"
+    )
+    chunk_seconds = sum(c.get("seconds", 0.0) for c in chunks)
+    write_seconds = sum(c.get("write_seconds", 0.0) for c in chunks)
+    busy = chunk_seconds / args.workers
+    print(
+        f"where the time went: {seconds:.1f} s in all; per worker {busy:.1f} s in chunks, of "
+        f"which {write_seconds / args.workers:.1f} s building and writing parts "
+        f"({100 * write_seconds / max(chunk_seconds - write_seconds, 1e-9):.0f}% of playing); "
+        f"{seconds - busy:.1f} s outside chunks (start-up, worker spawn and engine load, "
+        "summaries, shut-down, load imbalance)"
     )
 
 

@@ -66,7 +66,11 @@ def execute(
         state["done"] += done.games
         if done.counts is not None:
             counts[done.chunk] = done.counts
-        manifest["chunks"][done.chunk] = {"status": "done", "seconds": round(done.seconds, 3)}
+        manifest["chunks"][done.chunk] = {
+            "status": "done",
+            "seconds": round(done.seconds, 3),
+            "write_seconds": round(done.write_seconds, 3),
+        }
         if progress:
             progress(state["done"], plan.total_games)
         if time.monotonic() - state["last_write"] > 2:

@@ -27,6 +27,7 @@ class Done:
     games: int
     seconds: float
     counts: dict | None = None  # tables.count_games of the chunk, for the run's summaries
+    write_seconds: float = 0.0  # of seconds, those spent building and writing the parts
 
 
 class ChunkError(RuntimeError):
@@ -65,6 +66,7 @@ def play_chunk(task: Task) -> Done:
             "stopped at an engine limit"
         )
     folder = Path(task.out)
+    played = time.perf_counter()
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
     games = tables.games_table(task.run_id, cell, chunk.start, task.swap, seeds, out)
     storage.write_part(games, storage.part_path(folder, storage.GAMES, chunk.name))
@@ -73,4 +75,5 @@ def play_chunk(task: Task) -> Done:
     counts = tables.count_games(
         cell, out[:, R_WINNER], out[:, R_OUTCOME], out[:, R_TIEBREAK_LINE], out[:, R_END], swapped
     )
-    return Done(chunk.name, len(seeds), time.perf_counter() - started, counts)
+    now = time.perf_counter()
+    return Done(chunk.name, len(seeds), now - started, counts, now - played)
