@@ -10,10 +10,15 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from scipy.stats import binomtest
 
+from sim.cards import NAMES
+from sim.config import load
+from sim.engine.game import C_DRAWN, C_EFFECT, C_PLAYED
+from sim.game import play_matchup
 from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
 from sim.runner.run import RunError, execute
@@ -242,3 +247,26 @@ def test_card_counts_are_per_game_seat_and_kind(tmp_path):
     assert (cards["played"] <= cards["drawn"]).all()
     assert set(cards["strategy"].unique()) == {"random"}
     assert (cards.group_by("game", "seat").agg(pl.col("drawn").sum())["drawn"] >= 3).all()
+
+
+def test_the_cards_table_unpacks_to_the_engine_counts(tmp_path):
+    """One row per game on disk, one per game, seat and deck kind once unpacked."""
+    plan = small_plan(configs=["101"], games=40)
+    out = execute(plan, tmp_path / "r", workers=1).out
+    stored = pl.read_parquet(out / "cards" / "*.parquet")
+    assert stored.height == 40 and stored["drawn"].dtype == pl.Binary
+    config = load("101")
+    seeds = game_seeds(cell_key(7, "random,random"), 0, 20).repeat(2)
+    _, cards = play_matchup(config, "random", "random", seeds, np.arange(40) % 2 == 1)
+    kinds = np.unique(config.kinds())
+    rows = [
+        (g, seat, NAMES[k], *(int(cards[g, s, k, c]) for c in (C_DRAWN, C_PLAYED, C_EFFECT)))
+        for g in range(40)
+        for s, seat in enumerate(("first", "second"))
+        for k in kinds
+    ]
+    expected = pl.DataFrame(
+        rows, schema=["game", "seat", "kind", "drawn", "played", "took_effect"], orient="row"
+    )
+    unpacked = table(out, "cards").select(expected.columns)
+    assert unpacked.cast(expected.schema).equals(expected.sort("game", "seat", "kind"))
