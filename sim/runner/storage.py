@@ -38,19 +38,20 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd", statistics=False))
 
 
-PART_COMPRESSION = "zstd"
+PART_COMPRESSION = {GAMES: "zstd", CARDS: "zstd"}
 
 
-def write_part(table: pa.Table, path: Path) -> None:
-    """A chunk's part file: one row group, no statistics, dictionary encoding only for the
-    columns that already are dictionaries (constants, enums); the rest is plain + zstd."""
+def write_part(out: Path, table_name: str, chunk_name: str, table: pa.Table) -> None:
+    """A chunk's part file of one table: one row group, no statistics, dictionary encoding
+    only for the columns that already are dictionaries (constants, enums), the rest plain;
+    compressed with PART_COMPRESSION."""
     dictionary = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
     atomic_write(
-        path,
+        part_path(out, table_name, chunk_name),
         lambda tmp: pq.write_table(
             table,
             tmp,
-            compression=PART_COMPRESSION,
+            compression=PART_COMPRESSION[table_name],
             use_dictionary=dictionary,
             write_statistics=False,
             row_group_size=max(table.num_rows, 1),

@@ -69,9 +69,9 @@ def play_chunk(task: Task) -> Done:
     played = time.perf_counter()
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
     games = tables.games_table(task.run_id, cell, chunk.start, task.swap, seeds, out)
-    storage.write_part(games, storage.part_path(folder, storage.GAMES, chunk.name))
+    storage.write_part(folder, storage.GAMES, chunk.name, games)
     card_rows = tables.cards_table(cell, chunk.start, task.swap, cards)
-    storage.write_part(card_rows, storage.part_path(folder, storage.CARDS, chunk.name))
+    storage.write_part(folder, storage.CARDS, chunk.name, card_rows)
     counts = tables.count_games(
         cell, out[:, R_WINNER], out[:, R_OUTCOME], out[:, R_TIEBREAK_LINE], out[:, R_END], swapped
     )
