@@ -24,7 +24,7 @@ def test_specs_with_parameters_split_at_top_level_commas():
         ("random,mc(rollouts=0)", "rollouts must be between 1 and"),
         ("random,cpu(speed=2)", "unknown parameter 'speed'"),
         ("random,cpu(level=x)", "whole number"),
-        ("random,clever", "unknown strategy 'clever'; available: cpu, greedy, heuristic, "),
+        ("random,clever", "unknown strategy 'clever'; available: canonical-random, cpu, greedy, "),
         ("random", "expected two strategies"),
     ],
 )
