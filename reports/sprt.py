@@ -167,6 +167,7 @@ def pair_seeds(seed: int, a: str, b: str, start: int, stop: int) -> np.ndarray:
 def play_pairs(config: Config, a: str, b: str, seeds: np.ndarray, state=None) -> np.ndarray:
     """Result rows (engine R_* columns) of each seed played twice: A first, then A second."""
     from sim.game import play_matchup
+    from sim.players import PlayerError
     from sim.python_loop import StrategyError
 
     if any(name.startswith("cpu") for name in (a, b)):
@@ -177,7 +178,7 @@ def play_pairs(config: Config, a: str, b: str, seeds: np.ndarray, state=None) ->
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), len(seeds))
     try:
         out, _ = play_matchup(config, a, b, games, swapped, state=state)
-    except StrategyError as exc:
+    except (PlayerError, StrategyError) as exc:
         raise SprtError(str(exc)) from None
     bad = out[:, R_ERROR].nonzero()[0]
     if len(bad):
