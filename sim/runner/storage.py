@@ -38,7 +38,9 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd", statistics=False))
 
 
-PART_COMPRESSION = {GAMES: "zstd", CARDS: "zstd"}
+# snappy, not zstd: parts ~45% larger but ~10 ms less CPU per 100,000-game chunk (~4% of
+# the playing), and every Parquet reader knows it
+PART_COMPRESSION = {GAMES: "snappy", CARDS: "snappy"}
 
 
 def write_part(out: Path, table_name: str, chunk_name: str, table: pa.Table) -> None:
