@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -53,6 +54,7 @@ def main() -> None:
             "--players", "random,random", "--games", str(args.games), "--seed", "1",
             "--out", out, "--workers", str(args.workers), "--quiet",
         ]  # fmt: skip
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         peak: dict[int, int] = {}
@@ -61,6 +63,8 @@ def main() -> None:
                 peak[pid] = max(peak.get(pid, 0), size)
             time.sleep(0.2)
         seconds = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the run and all its workers
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         output = proc.stdout.read()
         games_bytes = sum(p.stat().st_size for p in Path(out, "games").glob("*.parquet"))
         cards_bytes = sum(p.stat().st_size for p in Path(out, "cards").glob("*.parquet"))
@@ -83,6 +87,11 @@ def main() -> None:
     print(
         f"games table: {games_bytes / args.games:.1f} bytes/game; "
         f"cards table: {cards_bytes / args.games:.1f} bytes/game"
+    )
+    print(
+        f"CPU time of the whole run: {cpu:.1f} s = {args.games / cpu:,.0f} games per CPU-second "
+        f"= {args.games / cpu / single:.2f}x the single-process figure (what shared cores do not "
+        "change much: 2 quiet cores can give at most twice that)"
     )
     chunk_seconds = sum(c.get("seconds", 0.0) for c in chunks)
     write_seconds = sum(c.get("write_seconds", 0.0) for c in chunks)
