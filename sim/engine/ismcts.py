@@ -3,9 +3,13 @@
 One tree over the mover's information set: every iteration deals the hidden cards again
 (search.determinise), descends by UCB among the children whose moves are legal in that
 deal (both players' moves are nodes; a move is card kind and axis, line, direction and
-sub-decision path), adds one node, rolls out at random and backs the result up. A child's
-exploration term counts how often it was available, not its parent's visits. The move
-played is the root child visited most. Nodes live in preallocated arrays.
+sub-decision path), adds one node, rolls out (search.rollout_to_end) and backs the result
+up. A child's exploration term counts how often it was available, not its parent's visits.
+
+At the root the iterations are spread by sequential halving, as mc spreads its rollouts
+(each round's moves share deals), not by UCB: with UCB at the root (c = 0.3-1.0) ISMCTS
+did no better than mc with the same budget while costing twice as much per iteration.
+The move played is the survivor. Nodes live in preallocated arrays.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import numpy as np
 
 from sim.engine.cpu import cpu_turn
 from sim.engine.jit import kernel
+from sim.engine.mc import rounds_for
 from sim.engine.paths import scratch_state
 from sim.engine.rng import mix
 from sim.engine.search import (
@@ -21,9 +26,9 @@ from sim.engine.search import (
     M_INDEX,
     M_LINE,
     M_PATH,
-    ROLL_RANDOM,
     determinise,
     list_moves,
+    may_end,
     new_moves,
     outcome,
     pass_turn,
@@ -35,9 +40,8 @@ from sim.engine.search import (
 from sim.engine.state import MAX_DEPTH, ONGOING, POLICY_ISMCTS, POLICY_PATH
 from sim.engine.turn import begin_turn, finish_turn, put_card
 
-EXPLORE = 0.7  # UCB exploration constant for values in [0, 1]
+EXPLORE = 0.4  # UCB exploration constant for values in [0, 1] (0.3-0.5 measured best)
 MARGIN_WEIGHT = 0.002  # as in mc: a point of margin breaks ties between equal outcomes
-ROLLOUT = ROLL_RANDOM
 PASS_KEY = -1
 MAX_TRAIL = 256  # nodes on one descent (a game has far fewer turns)
 
@@ -111,9 +115,10 @@ def find_child(links, keys, table, node, key):
 
 
 @kernel
-def ucb(stats, child, explore):
+def ucb(stats, child):
+    """Mean value plus the exploration term over the child's availability."""
     visits = stats[child, 0]
-    return stats[child, 2] / visits + explore * np.sqrt(np.log(stats[child, 1]) / visits)
+    return stats[child, 2] / visits + EXPLORE * np.sqrt(np.log(stats[child, 1]) / visits)
 
 
 @kernel
@@ -137,7 +142,28 @@ def legal(t, work, moves, move_keys):
 
 
 @kernel
-def step(t, node, tree, n_nodes, moves, move_keys, n, forced, children, r, explore):
+def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
+    """The move to add a node for: one that ends the game at once with the mover winning if
+    there is one (as rollouts play), else one of the untried moves at random."""
+    if n > 0 and may_end(t, mover):
+        for m in range(n):
+            if children[m] < 0:
+                spare[0] = t
+                w = spare[0]
+                play_move(w, mover, moves, m, forced)
+                if w.ended != ONGOING and outcome(w, mover)[0] == 1.0:
+                    return m
+    k = rand(r, untried)
+    for m in range(max(n, 1)):
+        if children[m] < 0:
+            if k == 0:
+                return m
+            k -= 1
+    return 0
+
+
+@kernel
+def step(t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r):
     """One tree step at node among the mover's n legal moves: select or expand, and play.
 
     Returns (next node, nodes in use, whether a node was added).
@@ -155,19 +181,13 @@ def step(t, node, tree, n_nodes, moves, move_keys, n, forced, children, r, explo
             untried += 1
             continue
         stats[child, 1] += 1.0
-        value = ucb(stats, child, explore)
+        value = ucb(stats, child)
         if value > best_value:
             best_value = value
             best = m
     added = False
     if untried > 0 and n_nodes < keys.shape[0]:
-        k = rand(r, untried)
-        for m in range(n_legal):
-            if children[m] < 0:
-                if k == 0:
-                    best = m
-                    break
-                k -= 1
+        best = untried_move(t, spare, mover, moves, n, forced, children, untried, r)
         children[best] = add_child(links, keys, stats, table, n_nodes, node, move_keys[best], mover)
         stats[children[best], 1] = 1.0
         n_nodes += 1
@@ -182,14 +202,14 @@ def step(t, node, tree, n_nodes, moves, move_keys, n, forced, children, r, explo
 
 
 @kernel
-def iterate(s, det, work, digit, tree, n_nodes, root, bufs, r, style, explore):
-    """One ISMCTS iteration from the root; returns the nodes in use.
+def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
+    """One ISMCTS iteration on the dealt copy t; returns the nodes in use.
 
-    root holds the root's moves, their keys and count (the same in every deal); bufs the
-    reused arrays: moves, their keys, their children, and the nodes of this descent."""
-    root_moves, root_keys, n_root = root
+    root holds the root's moves, their keys and count (the same in every deal); first is
+    the root move to take; bufs the reused arrays: moves, their keys, their children, and
+    the nodes of this descent."""
+    root_moves = root[0]
     moves, move_keys, children, trail = bufs
-    t = determinise(s, det, digit, r)
     node = 0
     depth = 0
     while t.ended == ONGOING and t.error == 0 and node >= 0:
@@ -198,20 +218,20 @@ def iterate(s, det, work, digit, tree, n_nodes, root, bufs, r, style, explore):
             continue
         if depth == 0:
             forced = begin_turn(t, digit)
-            node, n_nodes, added = step(
-                t, node, tree, n_nodes, root_moves, root_keys, n_root, forced, children, r, explore
-            )
+            node = 1 + first  # the root's children are made first, in move order
+            play_move(t, digit, root_moves, first, forced)
+            added = False
         else:
-            n, forced = legal(t, work, moves, move_keys)
+            n, forced = legal(t, spare, moves, move_keys)
             node, n_nodes, added = step(
-                t, node, tree, n_nodes, moves, move_keys, n, forced, children, r, explore
+                t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r
             )
         if node >= 0 and depth < MAX_TRAIL:
             trail[depth] = node
             depth += 1
         if added:
             break
-    rollout_to_end(t, style)
+    rollout_to_end(t, spare)
     value, margin = outcome(t, digit)
     links, _, stats, _ = tree
     for i in range(depth):
@@ -225,17 +245,43 @@ def iterate(s, det, work, digit, tree, n_nodes, root, bufs, r, style, explore):
 
 
 @kernel
-def most_visited(tree, root_keys, n):
-    """Index of the root move whose child was visited most (ties: first in move order)."""
-    links, keys, stats, table = tree
-    best = 0
-    best_visits = -1.0
-    for m in range(n):
-        child = find_child(links, keys, table, 0, root_keys[m])
-        if child >= 0 and stats[child, 0] > best_visits:
-            best_visits = stats[child, 0]
-            best = m
-    return best
+def rank(alive, m, stats):
+    """Sort alive[:m] by their root children's mean value, best first; ties keep move order."""
+    for a in range(1, m):
+        mv = alive[a]
+        mean = stats[1 + mv, 2] / stats[1 + mv, 0]
+        b = a
+        while b > 0:
+            prev = alive[b - 1]
+            if stats[1 + prev, 2] / stats[1 + prev, 0] >= mean:
+                break
+            alive[b] = prev
+            b -= 1
+        alive[b] = mv
+
+
+@kernel
+def halving(s, det, work, spare, digit, tree, root, bufs, budget, r):
+    """Sequential halving over the root moves, each iteration an ISMCTS descent below the
+    move; every move of a round gets the same deals. The best move's index."""
+    links, keys, stats, _ = tree
+    n = root[2]
+    for m in range(n):  # root children in move order: node 1 + m
+        add_child(links, keys, stats, tree[3], 1 + m, 0, root[1][m], digit)
+    n_nodes = 1 + n
+    alive = np.arange(n)
+    m = n
+    rounds = rounds_for(n)
+    for _ in range(rounds):
+        per = max(1, budget // rounds // m)
+        for _ in range(per):
+            determinise(s, det, digit, r)
+            for a in range(m):
+                work[0] = det[0]
+                n_nodes = iterate(work[0], spare, digit, tree, n_nodes, root, bufs, r, alive[a])
+        rank(alive, m, stats)
+        m = (m + 1) // 2
+    return alive[0]
 
 
 @kernel
@@ -258,23 +304,13 @@ def ismcts_turn(s):
         legal_keys(t, digit, moves, n, root_keys)
         root_moves = moves.copy()
         iterations = s.budget[digit]
-        style = ROLLOUT
-        explore = EXPLORE
-        if iterations >= 10_000_000:  # EXPERIMENT
-            explore = (iterations // 10_000_000) / 10
-            iterations = iterations % 10_000_000
-        if iterations >= 1_000_000:  # EXPERIMENT
-            style = 1
-            iterations -= 1_000_000
-        tree = new_tree(iterations + 1)
-        n_nodes = 1
+        tree = new_tree(iterations + n * (rounds_for(n) + 2) + 1)  # halving may overspend
         trail = np.zeros(MAX_TRAIL, dtype=np.int64)
         children = np.zeros(moves.shape[0], dtype=np.int64)
         root = (root_moves, root_keys, n)
         bufs = (moves, np.zeros(moves.shape[0], dtype=np.int64), children, trail)
-        for _ in range(iterations):
-            n_nodes = iterate(s, det, work, digit, tree, n_nodes, root, bufs, r, style, explore)
-        best = most_visited(tree, root_keys, n)
+        spare = scratch_state()
+        best = halving(s, det, work, spare, digit, tree, root, bufs, iterations, r)
         moves = root_moves
     s.policy[digit] = POLICY_PATH
     for d in range(MAX_DEPTH):

@@ -3,7 +3,8 @@
 Each round deals the hidden cards again (search.determinise) and rolls every surviving move
 out on the same deal with the same random streams (common random numbers, so moves are
 compared on equal luck); the better half by mean value survives. The budget is the total
-number of rollouts per decision, spread evenly over the rounds.
+number of rollouts per decision, spread evenly over the rounds. Rollouts are random but
+take an immediate win (search.rollout_to_end).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from sim.engine.search import (
     M_INDEX,
     M_LINE,
     M_PATH,
-    ROLL_RANDOM,
     determinise,
     list_moves,
     new_moves,
@@ -29,7 +29,6 @@ from sim.engine.search import (
 from sim.engine.state import MAX_DEPTH, POLICY_MC, POLICY_PATH
 from sim.engine.turn import begin_turn, finish_turn, put_card
 
-ROLLOUT = ROLL_RANDOM
 MARGIN_WEIGHT = 0.002  # a point of margin is worth this much win probability (breaks ties)
 
 
@@ -59,8 +58,9 @@ def rank(alive, m, total, count):
 
 
 @kernel
-def halving(s, det, work, digit, forced, moves, n, budget, r, style):
+def halving(s, det, work, digit, forced, moves, n, budget, r):
     """The index of the best of moves[:n] after successive halving."""
+    spare = scratch_state()
     alive = np.arange(n)
     total = np.zeros(n)
     count = np.zeros(n)
@@ -75,7 +75,7 @@ def halving(s, det, work, digit, forced, moves, n, budget, r, style):
                 work[0] = det[0]
                 t = work[0]
                 play_move(t, digit, moves, mv, forced)
-                total[mv] += rollout(t, digit, style, MARGIN_WEIGHT)
+                total[mv] += rollout(t, digit, MARGIN_WEIGHT, spare)
                 count[mv] += 1
         rank(alive, m, total, count)
         m = (m + 1) // 2
@@ -98,12 +98,7 @@ def mc_turn(s):
         return
     best = 0
     if n > 1:
-        budget = s.budget[digit]
-        style = ROLLOUT
-        if budget >= 1_000_000:  # EXPERIMENT
-            style = 1
-            budget -= 1_000_000
-        best = halving(s, det, work, digit, forced, moves, n, budget, r, style)
+        best = halving(s, det, work, digit, forced, moves, n, s.budget[digit], r)
     s.policy[digit] = POLICY_PATH
     for d in range(MAX_DEPTH):
         s.path[d] = moves[best, M_PATH + d]

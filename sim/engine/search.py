@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import GOSUB, PASTE, PRINT
+from sim.cards import ENTER, GOSUB, PASTE, PRINT
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.greedy import greedy_turn
 from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.rng import advance, below, mix
@@ -21,18 +20,24 @@ from sim.engine.state import (
     MAX_CARDS,
     MAX_DEPTH,
     ONGOING,
-    POLICY_GREEDY,
     POLICY_PATH,
     POLICY_RANDOM,
     VIS_CLOSED,
     VIS_OPEN,
 )
-from sim.engine.turn import card_lines, finish_turn, line_masks, put_card, random_turn
+from sim.engine.turn import (
+    HAND_SIZE,
+    begin_turn,
+    card_lines,
+    finish_turn,
+    line_masks,
+    put_card,
+    random_turn,
+)
 
 MAX_MOVES = 512  # more legal moves than this in one turn are not considered
 M_INDEX, M_LINE, M_DIR, M_PATH = 0, 1, 2, 3
 MOVE_WIDTH = M_PATH + MAX_DEPTH
-ROLL_RANDOM, ROLL_GREEDY = 0, 1
 
 
 @kernel
@@ -268,23 +273,70 @@ def outcome(t, digit):
 
 
 @kernel
-def rollout_to_end(t, style):
-    """Play t to its end by random or greedy turns (the CPU card as itself)."""
-    if style == ROLL_GREEDY:
-        t.policy[0] = POLICY_GREEDY
-        t.policy[1] = POLICY_GREEDY
+def may_end(t, digit):
+    """Whether the mover's turn may end the game: the RUN line one card short, or its LOAD
+    about to run its pile out."""
+    if t.count[t.lines - 1] >= t.capacity - 1:
+        return True
+    return t.pile_len[digit] - t.pile_top[digit] < HAND_SIZE + 1 - t.hand_len[digit]
+
+
+@kernel
+def may_move_down(s, cid):
+    """Cards whose chain may put a card into the RUN line from another line."""
+    kind = s.kind[cid]
+    return kind == ENTER or kind == PRINT or kind == PASTE or kind == GOSUB
+
+
+@kernel
+def take_win(t, digit, spare):
+    """If a move (random sub-decisions) ends the game at once with the mover winning, play
+    that whole turn in t and return True. Tried on a copy with the same random streams, so
+    playing it again in t gives the same result."""
+    forced = begin_turn(t, digit)
+    plain, cont = line_masks(t)
+    run = 1 << (t.lines - 1)
+    by_load = t.pile_len[digit] - t.pile_top[digit] < HAND_SIZE + 1 - t.hand_len[digit]
+    for index in range(t.hand_len[digit]):
+        cid = t.hand[digit, index]
+        mask = card_lines(t, cid, forced, plain, cont)
+        if not by_load and not may_move_down(t, cid):
+            mask &= run
+        for line in range(t.lines):
+            if not mask & (1 << line):
+                continue
+            for k in range(n_dirs(t, cid)):
+                direction = nth_dir(t, cid, k)
+                spare[0] = t
+                w = spare[0]
+                put_card(w, digit, index, line, direction, forced)
+                finish_turn(w, digit, False, True)
+                if w.ended != ONGOING and outcome(w, digit)[0] == 1.0:
+                    put_card(t, digit, index, line, direction, forced)
+                    finish_turn(t, digit, False, True)
+                    return True
+    return False
+
+
+@kernel
+def rollout_to_end(t, spare):
+    """Play t to its end by random turns (the CPU card as itself), except that a player whose
+    turn may end the game ends it when that wins: without this, random replies let a search
+    leave the RUN line one card short for the opponent to fill (measured: mc(1000) won 45%
+    against heuristic with plain random rollouts, 51% with this; greedy rollouts did worse)."""
+    t.policy[0] = POLICY_RANDOM
+    t.policy[1] = POLICY_RANDOM
     while t.ended == ONGOING and t.error == 0:
-        if t.mover == t.cpu:
+        digit = t.mover
+        if digit == t.cpu:
             cpu_turn(t)
-        elif style == ROLL_GREEDY:
-            greedy_turn(t)
-        else:
+        elif not may_end(t, digit) or not take_win(t, digit, spare):
             random_turn(t)
 
 
 @kernel
-def rollout(t, digit, style, margin_weight):
+def rollout(t, digit, margin_weight, spare):
     """Play t to its end; digit's value with a margin term."""
-    rollout_to_end(t, style)
+    rollout_to_end(t, spare)
     value, margin = outcome(t, digit)
     return value + margin_weight * margin
