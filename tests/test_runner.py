@@ -249,13 +249,16 @@ def test_card_counts_are_per_game_seat_and_kind(tmp_path):
     assert (cards.group_by("game", "seat").agg(pl.col("drawn").sum())["drawn"] >= 3).all()
 
 
-def test_the_cards_table_unpacks_to_the_engine_counts(tmp_path):
-    """One row per game on disk, one per game, seat and deck kind once unpacked."""
+def test_the_cards_table_holds_the_engine_counts(tmp_path):
+    """One row per game, seat and kind of the deck, plain small integers on disk."""
     plan = small_plan(configs=["101"], games=40)
     out = execute(plan, tmp_path / "r", workers=1).out
     stored = pl.read_parquet(out / "cards" / "*.parquet")
-    assert stored.height == 40 and stored["drawn"].dtype == pl.Binary
     config = load("101")
+    assert stored.height == 40 * 2 * len(np.unique(config.kinds()))
+    assert stored["drawn"].dtype == pl.UInt8 and stored["seat"].dtype == pl.Enum(
+        ["first", "second"]
+    )
     seeds = game_seeds(cell_key(7, "random,random"), 0, 20).repeat(2)
     _, cards = play_matchup(config, "random", "random", seeds, np.arange(40) % 2 == 1)
     kinds = np.unique(config.kinds())
@@ -270,3 +273,22 @@ def test_the_cards_table_unpacks_to_the_engine_counts(tmp_path):
     )
     unpacked = table(out, "cards").select(expected.columns)
     assert unpacked.cast(expected.schema).equals(expected.sort("game", "seat", "kind"))
+
+
+def test_cards_rows_name_the_strategy_in_each_seat_of_swapped_pairs():
+    from types import SimpleNamespace
+
+    from sim.runner.tables import cards_table
+
+    config = load("base")
+    cell = SimpleNamespace(config=config, matchup="greedy,random", a="greedy", b="random")
+    counts = np.zeros((4, 2, len(NAMES), 3), dtype=np.uint8)
+    frame = cards_long(pl.from_arrow(cards_table(cell, 10, True, counts)))
+    seats = frame.unique(["game", "seat", "strategy"]).sort("game", "seat")
+    # games 10 and 12 are first games of their pairs (A first); 11 and 13 are swapped
+    assert seats.select("game", "seat", "strategy").rows() == [
+        (10, "first", "greedy"), (10, "second", "random"),
+        (11, "first", "random"), (11, "second", "greedy"),
+        (12, "first", "greedy"), (12, "second", "random"),
+        (13, "first", "random"), (13, "second", "greedy"),
+    ]  # fmt: skip

@@ -6,8 +6,8 @@ enums for every categorical column, the smallest integer that fits, and strings 
 values constant within a part (dictionary-encoded to almost nothing). The Arrow schemas are
 the ones polars itself writes, so parts read back with the same polars types (enums included).
 
-The cards table is stored one row per game (see CARDS_COLUMNS); cards_long() gives the
-one-row-per-game-seat-and-kind view the per-card statistics read.
+The cards table is one row per game, seat and kind of the deck, plain uint8 counts, so it
+opens as it is in polars, pandas or DuckDB; cards_long() gives it with text as strings.
 """
 
 from __future__ import annotations
@@ -59,19 +59,16 @@ GAMES_COLUMNS = list(GAMES_TYPES)
 CARDS_TYPES: dict[str, pl.DataType] = {
     "config": pl.Categorical(),
     "matchup": pl.Categorical(),
-    "kinds": pl.Categorical(),  # the deck's kinds, comma-separated, in slot order
     "game": pl.UInt32(),
-    "first": pl.Categorical(),  # the strategy in each seat, as in the games table
-    "second": pl.Categorical(),
-    "drawn": pl.Binary(),  # one byte per slot: the first seat's kinds, then the second's
-    "played": pl.Binary(),
-    "took_effect": pl.Binary(),
+    "seat": SEAT,
+    "strategy": pl.Categorical(),
+    "kind": KIND,
+    "drawn": pl.UInt8(),
+    "played": pl.UInt8(),
+    "took_effect": pl.UInt8(),
 }
 CARDS_COLUMNS = list(CARDS_TYPES)
 COUNTS = {"drawn": eg.C_DRAWN, "played": eg.C_PLAYED, "took_effect": eg.C_EFFECT}
-CARDS_LONG_COLUMNS = [
-    "config", "matchup", "game", "seat", "strategy", "kind", "drawn", "played", "took_effect",
-]  # fmt: skip
 
 
 @cache
@@ -150,69 +147,38 @@ def games_table(run_id, cell, start: int, swap: bool, seeds, out) -> pa.Table:
 
 
 def cards_table(cell, start: int, swap: bool, cards: np.ndarray) -> pa.Table:
-    """Per game: the drawn, played and took-effect counts of every kind of the deck, by seat.
+    """One row per game, seat and kind of the deck: how many were drawn, played, took effect.
 
-    Each count column holds 2 x len(kinds) bytes per game: byte j is the first seat's count
-    of kinds[j], byte len(kinds) + j the second seat's (cards_long() unpacks them)."""
+    Built from the engine's [game, seat, kind, count] array by reshaping only: the rows
+    come out in that array's order, so no column needs sorting or casting."""
     kinds = np.unique(cell.config.kinds())
-    n, width = len(cards), 2 * len(kinds)
-    schema = _cards_schema(width)
+    n, k = len(cards), len(kinds)
+    rows = n * 2 * k
+    field = arrow_schema("cards").field
     game = np.arange(start, start + n, dtype=np.uint32)
     swapped = (game % 2 == 1) if swap else np.zeros(n, dtype=bool)
-    field = schema.field
+    seat = np.tile(np.repeat(np.arange(2, dtype=np.uint8), k), n)
+    b_seated = np.repeat(swapped, 2 * k) != (seat == 1)  # strategy B sits in this row's seat
     columns = {
-        "config": _constant(field("config"), cell.config.name, n),
-        "matchup": _constant(field("matchup"), cell.matchup, n),
-        "kinds": _constant(field("kinds"), ",".join(NAMES[k] for k in kinds), n),
-        "game": pa.array(game),
-        "first": _either(field("first"), swapped, (cell.a, cell.b)),
-        "second": _either(field("second"), swapped, (cell.b, cell.a)),
+        "config": _constant(field("config"), cell.config.name, rows),
+        "matchup": _constant(field("matchup"), cell.matchup, rows),
+        "game": pa.array(np.repeat(game, 2 * k)),
+        "seat": _dictionary(field("seat"), seat, ["first", "second"]),
+        "strategy": _either(field("strategy"), b_seated, (cell.a, cell.b)),
+        "kind": _dictionary(field("kind"), np.tile(kinds, 2 * n), list(NAMES)),
     }
     for name, count in COUNTS.items():
-        data = np.ascontiguousarray(cards[:, :, kinds, count])  # game, seat, kind
-        columns[name] = pa.Array.from_buffers(field(name).type, n, [None, pa.py_buffer(data)])
-    return pa.Table.from_arrays([columns[c] for c in CARDS_COLUMNS], schema=schema)
-
-
-@cache
-def _cards_schema(width: int) -> pa.Schema:
-    """Count columns as fixed-width binary (no per-value lengths to write; polars reads them
-    as Binary whatever the width, so parts of decks with more kinds read together)."""
-    schema = arrow_schema("cards")
-    for name in COUNTS:
-        schema = schema.set(schema.get_field_index(name), pa.field(name, pa.binary(width)))
-    return schema
+        columns[name] = pa.array(np.ascontiguousarray(cards[:, :, kinds, count]).reshape(-1))
+    return pa.Table.from_arrays([columns[c] for c in CARDS_COLUMNS], schema=arrow_schema("cards"))
 
 
 def cards_long(cards: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame | pl.DataFrame:
-    """The cards table one row per game, seat and card kind of the deck, text as plain
-    strings: config, matchup, game, seat, strategy, kind, drawn, played, took_effect.
+    """The cards table (frame or lazy scan) with its text columns as plain strings:
+    config, matchup, game, seat, strategy, kind, drawn, played, took_effect."""
+    return cards.with_columns(pl.col(TEXT_COLUMNS).cast(pl.String))
 
-    Works on a frame or a lazy scan of the parts (lazily: memory stays that of the caller's
-    query); a table already in that layout is returned unchanged."""
-    names = cards.collect_schema().names()
-    if "kind" in names:
-        return cards
-    kinds = pl.col("kinds").cast(pl.String).str.split(",")
-    slot, width = pl.col("slot"), pl.col("width")
-    first = slot < width
-    return (
-        cards.with_columns(width=kinds.list.len().cast(pl.UInt32))
-        .with_columns(slot=pl.int_ranges(0, 2 * width, dtype=pl.UInt32))
-        .explode("slot")
-        .select(
-            pl.col("config", "matchup").cast(pl.String),
-            "game",
-            pl.when(first).then(pl.lit("first")).otherwise(pl.lit("second")).alias("seat"),
-            pl.when(first)
-            .then(pl.col("first"))
-            .otherwise(pl.col("second"))
-            .cast(pl.String)
-            .alias("strategy"),
-            kinds.list.get(slot % width).alias("kind"),
-            *(pl.col(name).bin.get(slot).alias(name) for name in COUNTS),
-        )
-    )
+
+TEXT_COLUMNS = ["config", "matchup", "seat", "strategy", "kind"]
 
 
 # --- summaries: additive counts per chunk, summed over the run -----------------------------
