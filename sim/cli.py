@@ -273,7 +273,12 @@ def run(
     plan: Annotated[Path | None, typer.Option(help="A plan .toml describing the matrix")] = None,
     swap: Annotated[bool, typer.Option(help="Play each seed twice with seats swapped")] = True,
     workers: Annotated[int | None, typer.Option(help="Processes; default all cores", min=1)] = None,
-    chunk_size: Annotated[int | None, typer.Option(help="Games per part file")] = None,
+    chunk_size: Annotated[
+        int | None,
+        typer.Option(
+            help="Games per part file; default 100,000, or 200 with mc, ismcts or Python strategies"
+        ),
+    ] = None,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler tcp://HOST:PORT")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out")] = False,
@@ -285,7 +290,7 @@ def run(
 
     Rerun the same command after an interruption to continue where it stopped.
     """
-    from sim.runner.plan import DEFAULT_CHUNK, PlanError, make_plan, read_plan_file
+    from sim.runner.plan import PlanError, make_plan, read_plan_file
     from sim.runner.run import RunError
 
     try:
@@ -296,7 +301,7 @@ def run(
             games=games if games is not None else base.get("games", 10_000),
             seed=seed if seed is not None else base.get("seed", 0),
             swap=swap if not plan or "swap" not in base else base["swap"] and swap,
-            chunk_size=chunk_size or base.get("chunk_size", DEFAULT_CHUNK),
+            chunk_size=chunk_size or base.get("chunk_size"),
         )
     except PlanError as exc:
         fail(str(exc))

@@ -292,3 +292,14 @@ def test_cards_rows_name_the_strategy_in_each_seat_of_swapped_pairs():
         (12, "first", "greedy"), (12, "second", "random"),
         (13, "first", "random"), (13, "second", "greedy"),
     ]  # fmt: skip
+
+
+def test_part_size_defaults_by_strategy_cost_and_stays_settable():
+    from sim.runner.plan import DEFAULT_CHUNK, SLOW_CHUNK
+
+    fast = make_plan(["base"], ["greedy,random", "heuristic,cpu"], 10, 1)
+    slow = make_plan(["base"], ["greedy,random", "mc(rollouts=5),greedy"], 10, 1)
+    python = make_plan(["base"], ["canonical-random,random"], 10, 1)
+    assert fast.chunk_size == DEFAULT_CHUNK
+    assert slow.chunk_size == python.chunk_size == SLOW_CHUNK
+    assert make_plan(["base"], ["mc,random"], 10, 1, chunk_size=50).chunk_size == 50

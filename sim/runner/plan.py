@@ -10,10 +10,12 @@ from pathlib import Path
 
 from sim.config import Config, ConfigError
 from sim.config import load as load_config
-from sim.players import PlayerError, parse_players
+from sim.players import PlayerError, parse_player, parse_players
 from sim.rules import RULES_VERSION
 
 DEFAULT_CHUNK = 100_000
+SLOW_CHUNK = 200  # search and Python strategies: minutes, not hours, of work per part file
+FAST = frozenset({"random", "greedy", "heuristic", "cpu"})
 
 
 class PlanError(ValueError):
@@ -100,31 +102,42 @@ class RunPlan:
         return self.games * len(self.configs) * len(self.matchups)
 
 
+def default_chunk(matchups) -> int:
+    """Part size from the strategies alone (so rerunning a command continues its run):
+    large for the compiled fast players, small when a search or Python strategy plays, so
+    finished work reaches disk often and every worker gets a share."""
+    names = {parse_player(spec).name for matchup in matchups for spec in matchup}
+    return DEFAULT_CHUNK if names <= FAST else SLOW_CHUNK
+
+
 def make_plan(
     configs: list[str],
     players: list[str],
     games: int,
     seed: int,
     swap: bool = True,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int | None = None,
 ) -> RunPlan:
-    """Validate names and numbers into a plan; every problem is one PlanError."""
+    """Validate names and numbers into a plan; every problem is one PlanError.
+
+    chunk_size None: the default for the strategies (default_chunk)."""
     if not configs:
         raise PlanError("no config given (--config NAME, repeatable)")
     if not players:
         raise PlanError("no match-up given (--players A,B, repeatable)")
     if games < 1:
         raise PlanError(f"--games must be at least 1, got {games}")
-    if chunk_size < 2:
-        raise PlanError(f"chunk size must be at least 2, got {chunk_size}")
-    if swap:
-        games += games % 2  # whole pairs
-        chunk_size += chunk_size % 2  # a pair never straddles two chunks
     try:
         loaded = tuple(load_config(name) for name in dict.fromkeys(configs))
         matchups = tuple(dict.fromkeys(parse_players(spec) for spec in players))
     except (ConfigError, PlayerError) as exc:
         raise PlanError(str(exc)) from exc
+    chunk_size = default_chunk(matchups) if chunk_size is None else chunk_size
+    if chunk_size < 2:
+        raise PlanError(f"chunk size must be at least 2, got {chunk_size}")
+    if swap:
+        games += games % 2  # whole pairs
+        chunk_size += chunk_size % 2  # a pair never straddles two chunks
     if not 0 <= seed < 2**64:
         raise PlanError(f"--seed must be in 0..2**64-1, got {seed}")
     return RunPlan(loaded, matchups, games, seed, swap, chunk_size)
