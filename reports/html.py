@@ -20,6 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.stats import Difference, holm, unpaired_difference, wilson
+from sim.players import split_top_level
 from sim.runner.tables import cards_long
 
 MIN_SEEDS = 30
@@ -394,7 +395,7 @@ def winrate_points(r: dict) -> list[tuple[str, float, float, float, str]]:
 def winrate_verdict(r: dict) -> str:
     """A list item saying, in words, whether a seat or a strategy is favoured."""
     n, s = r["games"], r["seeds"]
-    a, b = r["matchup"].split(",", 1)
+    a, b = split_top_level(r["matchup"])
     decided = r["first_wins"] + r["second_wins"]
     seat = advantage(r["first_wins"], decided, s, n, "first seat", "second seat")
     if a == b:

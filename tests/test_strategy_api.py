@@ -207,3 +207,16 @@ def test_show_replays_a_python_strategy_game_and_reports_its_failure():
     assert "(seats swapped: B first)" in shown.output and "ended:" in shown.output
     failed = CliRunner().invoke(app, ["show", "--players", f"{spec('OutOfRange')},random"])
     assert failed.exit_code == 1 and "not an index into the" in failed.output
+
+
+def test_winrates_split_match_ups_only_at_the_top_level_comma():
+    from types import SimpleNamespace
+
+    from sim.runner.tables import count_games, winrates
+
+    a, b = spec("Weighted") + "(weight=1,label='z')", "random"
+    cell = SimpleNamespace(config=BASE, matchup=f"{a},{b}", a=a, b=b, swap=False)
+    zeros = np.zeros(2, dtype=np.int64)
+    counts = count_games(cell, zeros, zeros, zeros, zeros + 2, np.zeros(2, dtype=bool))
+    table = winrates([counts])
+    assert table.select("a", "b").rows() == [(a, b)]

@@ -241,13 +241,18 @@ def count_part(cell, path) -> dict:
 
 def winrates(counts: list[dict]) -> pl.DataFrame:
     """Summed win counts with rates and Wilson 95% intervals, by seat and by strategy."""
+    from sim.players import split_top_level
     from sim.stats import wilson
 
     schema = {key: pl.String for key in WIN_KEYS} | dict.fromkeys(WIN_COUNTS, pl.UInt32)
     rows = pl.DataFrame([c["wins"] for c in counts], schema=schema, orient="row")
     table = rows.group_by(WIN_KEYS).agg(pl.all().sum()).sort("config", "matchup")
-    parts = table["matchup"].str.split_exact(",", 1).struct.rename_fields(["a", "b"])
-    table = table.with_columns(parts.struct.field("a"), parts.struct.field("b"))
+    a, b = (
+        zip(*(split_top_level(m) for m in table["matchup"]), strict=True)
+        if len(table)
+        else ((), ())
+    )
+    table = table.with_columns(pl.Series("a", a, pl.String), pl.Series("b", b, pl.String))
     for who in ("first", "second", "a", "b"):
         table = _with_rate(table, who, f"{who}_wins", wilson)
     return _with_rate(table, "draw", "draws", wilson)
