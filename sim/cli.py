@@ -378,6 +378,10 @@ def solo(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
     games: Annotated[int, typer.Option(help="Games per level and strategy", min=1)] = 20_000,
     seed: Annotated[int, typer.Option(help="Master seed", min=0)] = 0,
+    human: Annotated[
+        list[str] | None,
+        typer.Option(help="Strategy as the human (repeatable); default: the fast built-ins"),
+    ] = None,
 ) -> None:
     """Solo mode: each CPU level (1-4) against each strategy as the human.
 
@@ -387,8 +391,15 @@ def solo(
     from rich.table import Table
 
     from reports.solo import humans, solo_row
+    from sim.players import PlayerError, parse_player
 
     cfg = load_config(config)
+    try:
+        chosen = [parse_player(h).text for h in human] if human else humans()
+    except PlayerError as exc:
+        fail(str(exc))
+    if any(h.startswith("cpu") for h in chosen):
+        fail("--human cpu: the CPU card plays the second seat, not the human's")
     table = Table(
         "level",
         "human",
@@ -400,12 +411,12 @@ def solo(
         title=f"One Zero One solo mode, config {cfg.name} ({cfg.hash}), seed {seed}",
     )
     for level in (1, 2, 3, 4):
-        for human in humans():
-            row = solo_row(cfg, human, level, games, seed)
+        for player in chosen:
+            row = solo_row(cfg, player, level, games, seed)
             ends = ", ".join(f"{k} {v:.1%}" for k, v in row.ends.items() if v)
             table.add_row(
                 str(level),
-                human,
+                player,
                 f"{row.games:,}",
                 f"{row.rate:.2%}",
                 f"{row.low:.2%} - {row.high:.2%}",

@@ -58,3 +58,13 @@ def test_solo_prints_every_level():
     rows = [line for line in result.output.splitlines() if "random" in line and "300" in line]
     assert len(rows) == 4
     assert "too few" in result.output
+
+
+def test_solo_takes_the_humans_asked_for():
+    asked = ["solo", "--games", "40", "--human", "mc(rollouts=4)", "--human", "canonical-random"]
+    result = CliRunner().invoke(app, asked, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert sum("mc(rollouts=4)" in line for line in result.output.splitlines()) == 4
+    assert sum("canonical-random" in line for line in result.output.splitlines()) == 4
+    refused = CliRunner().invoke(app, ["solo", "--human", "cpu"])
+    assert refused.exit_code == 1
