@@ -18,13 +18,14 @@ from sim.config import Config
 from sim.engine.seats import seat_turn
 from sim.engine.state import ONGOING
 from sim.engine.turn import forced_applies
-from sim.game import play_matchup
+from sim.game import play_matchup, result_buffers
 from sim.observation import observe
 from sim.python_loop import (
     Context,
     drive,
     fresh_state,
     legal_plays,
+    play_games,
     python_turn,
     seated_game,
 )
@@ -72,12 +73,9 @@ def untouched_inputs(config: Config, spec: str, games: int) -> list[str]:
     watcher = _Watcher(seat.strategy, problems)
     guarded = players.Seat(seat.spec, seat.code, seat.budget, watcher)
     seeds = np.arange(games, dtype=np.uint64)
-    from sim import python_loop
-    from sim.game import result_buffers
-
     out, cards = result_buffers(games)
     random = players.seat("random")
-    python_loop.play_games(config, guarded, random, seeds, np.zeros(games), 0, out, cards)
+    play_games(config, guarded, random, seeds, np.zeros(games), 0, out, cards)
     return problems[:1]
 
 
@@ -88,10 +86,12 @@ class _Watcher:
         self.inner, self.problems, self.spec = inner, problems, getattr(inner, "spec", "")
 
     def start_game(self, start):
-        self.inner.start_game(start)
+        if hasattr(self.inner, "start_game"):
+            self.inner.start_game(start)
 
     def end_game(self, end):
-        self.inner.end_game(end)
+        if hasattr(self.inner, "end_game"):
+            self.inner.end_game(end)
 
     def choose(self, observation, decision):
         before = copy.deepcopy((observation, decision))
