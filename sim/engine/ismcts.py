@@ -37,8 +37,8 @@ from sim.engine.search import (
     rollout_to_end,
     search_stream,
 )
-from sim.engine.state import MAX_DEPTH, ONGOING, POLICY_ISMCTS, POLICY_PATH
-from sim.engine.turn import begin_turn, finish_turn, put_card
+from sim.engine.state import MAX_DEPTH, ONGOING, POLICY_ISMCTS, POLICY_RANDOM
+from sim.engine.turn import begin_turn
 
 EXPLORE = 0.4  # UCB exploration constant for values in [0, 1] (0.3-0.5 measured best)
 MARGIN_WEIGHT = 0.002  # as in mc: a point of margin breaks ties between equal outcomes
@@ -150,7 +150,7 @@ def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
             if children[m] < 0:
                 spare[0] = t
                 w = spare[0]
-                play_move(w, mover, moves, m, forced)
+                play_move(w, mover, moves, m, forced, POLICY_RANDOM)
                 if w.ended != ONGOING and outcome(w, mover)[0] == 1.0:
                     return m
     k = rand(r, untried)
@@ -197,7 +197,7 @@ def step(t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r
     if n == 0:
         pass_turn(t, mover)
     else:
-        play_move(t, mover, moves, best, forced)
+        play_move(t, mover, moves, best, forced, POLICY_RANDOM)
     return children[best], n_nodes, added
 
 
@@ -219,7 +219,7 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
         if depth == 0:
             forced = begin_turn(t, digit)
             node = 1 + first  # the root's children are made first, in move order
-            play_move(t, digit, root_moves, first, forced)
+            play_move(t, digit, root_moves, first, forced, POLICY_RANDOM)
             added = False
         else:
             n, forced = legal(t, spare, moves, move_keys)
@@ -312,10 +312,4 @@ def ismcts_turn(s):
         spare = scratch_state()
         best = halving(s, det, work, spare, digit, tree, root, bufs, iterations, r)
         moves = root_moves
-    s.policy[digit] = POLICY_PATH
-    for d in range(MAX_DEPTH):
-        s.path[d] = moves[best, M_PATH + d]
-    s.path_pos = 0
-    put_card(s, digit, moves[best, M_INDEX], moves[best, M_LINE], moves[best, M_DIR], forced)
-    s.policy[digit] = POLICY_ISMCTS
-    finish_turn(s, digit, False, True)
+    play_move(s, digit, moves, best, forced, POLICY_ISMCTS)

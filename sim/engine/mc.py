@@ -14,10 +14,6 @@ import numpy as np
 from sim.engine.jit import kernel
 from sim.engine.paths import scratch_state
 from sim.engine.search import (
-    M_DIR,
-    M_INDEX,
-    M_LINE,
-    M_PATH,
     determinise,
     list_moves,
     new_moves,
@@ -26,8 +22,8 @@ from sim.engine.search import (
     rollout,
     search_stream,
 )
-from sim.engine.state import MAX_DEPTH, POLICY_MC, POLICY_PATH
-from sim.engine.turn import begin_turn, finish_turn, put_card
+from sim.engine.state import POLICY_MC, POLICY_RANDOM
+from sim.engine.turn import begin_turn
 
 MARGIN_WEIGHT = 0.002  # a point of margin is worth this much win probability (breaks ties)
 
@@ -74,7 +70,7 @@ def halving(s, det, work, digit, forced, moves, n, budget, r):
                 mv = alive[a]
                 work[0] = det[0]
                 t = work[0]
-                play_move(t, digit, moves, mv, forced)
+                play_move(t, digit, moves, mv, forced, POLICY_RANDOM)
                 total[mv] += rollout(t, digit, MARGIN_WEIGHT, spare)
                 count[mv] += 1
         rank(alive, m, total, count)
@@ -99,10 +95,4 @@ def mc_turn(s):
     best = 0
     if n > 1:
         best = halving(s, det, work, digit, forced, moves, n, s.budget[digit], r)
-    s.policy[digit] = POLICY_PATH
-    for d in range(MAX_DEPTH):
-        s.path[d] = moves[best, M_PATH + d]
-    s.path_pos = 0
-    put_card(s, digit, moves[best, M_INDEX], moves[best, M_LINE], moves[best, M_DIR], forced)
-    s.policy[digit] = POLICY_MC
-    finish_turn(s, digit, False, True)
+    play_move(s, digit, moves, best, forced, POLICY_MC)

@@ -12,6 +12,7 @@ import numpy as np
 from sim.cards import ENTER, GOSUB, PASTE, PRINT
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
+from sim.engine.greedy import play_on_copy
 from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.rng import advance, below, mix
@@ -116,7 +117,9 @@ def list_moves(s, scratch, digit, forced, moves):
                     n = add_move(moves, n, index, line, direction, path)
                     continue
                 while True:
-                    depth, options = trial(s, scratch, digit, index, line, direction, forced, path)
+                    depth, options = play_on_copy(
+                        s, scratch, digit, index, line, direction, forced, path
+                    )
                     n = add_move(moves, n, index, line, direction, path)
                     if not next_path(path, options, depth):
                         break
@@ -124,26 +127,14 @@ def list_moves(s, scratch, digit, forced, moves):
 
 
 @kernel
-def trial(s, scratch, digit, index, line, direction, forced, path):
-    """Play a move along path on a copy: (decisions taken, options per decision)."""
-    scratch[0] = s
-    t = scratch[0]
-    t.policy[digit] = POLICY_PATH
-    t.path[:] = path
-    t.path_pos = 0
-    put_card(t, digit, index, line, direction, forced)
-    return t.path_pos, t.path_options.copy()
-
-
-@kernel
-def play_move(t, digit, moves, m, forced):
-    """A whole turn of the mover in t along moves[m] (the others seated on random)."""
+def play_move(t, digit, moves, m, forced, policy):
+    """A whole turn of the mover in t along moves[m], the seat on policy afterwards."""
     t.policy[digit] = POLICY_PATH
     for d in range(MAX_DEPTH):
         t.path[d] = moves[m, M_PATH + d]
     t.path_pos = 0
     put_card(t, digit, moves[m, M_INDEX], moves[m, M_LINE], moves[m, M_DIR], forced)
-    t.policy[digit] = POLICY_RANDOM
+    t.policy[digit] = policy
     finish_turn(t, digit, False, True)
 
 
