@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_failures import assert_clean_failure
 from typer.testing import CliRunner
 
 from sim.cli import app
@@ -22,20 +23,6 @@ WIDE = {"COLUMNS": "200"}  # rich tables unwrapped, one row per line
 
 def run(*args: str):
     return CliRunner().invoke(app, list(args), prog_name="sim", env=WIDE)
-
-
-def error_lines(result) -> list[str]:
-    return [line for line in result.stderr.splitlines() if line.startswith("error:")]
-
-
-def assert_clean_failure(result) -> str:
-    """Non-zero exit through typer.Exit, one `error:` line, no traceback; returns that line."""
-    assert result.exit_code != 0
-    assert isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.output
-    lines = error_lines(result)
-    assert len(lines) == 1, result.output
-    return lines[0]
 
 
 def table_rows(text: str) -> list[list[str]]:

@@ -10,6 +10,7 @@ from collections import Counter
 import numpy as np
 import pytest
 import typer
+from cli_failures import assert_exit_1
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -42,14 +43,6 @@ def cli(*args: str):
     app = typer.Typer()
     register(app)
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
-
-
-def assert_clean_failure(result) -> str:
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1, result.output
-    return lines[0]
 
 
 def kinds(config) -> Counter:
@@ -251,4 +244,4 @@ def test_cli_notes_an_axis_it_chose() -> None:
     ],
 )
 def test_cli_mistakes_fail_cleanly(args: list[str], message: str) -> None:
-    assert message in assert_clean_failure(cli("card-impact", *args))
+    assert message in assert_exit_1(cli("card-impact", *args))

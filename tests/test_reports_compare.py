@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 import pytest
 import typer
+from cli_failures import assert_clean_failure
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -29,15 +30,6 @@ def invoke(*args: str):
     app = typer.Typer()
     register(app)
     return CliRunner().invoke(app, list(args), env=WIDE)
-
-
-def assert_clean_failure(result) -> str:
-    assert result.exit_code != 0
-    assert isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1, result.output
-    return lines[0]
 
 
 def games(

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 import typer
+from cli_failures import assert_exit_1
 from scipy import optimize
 from typer.testing import CliRunner
 
@@ -32,14 +33,6 @@ def cli(*args: str):
     app = typer.Typer()
     register(app)
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
-
-
-def assert_clean_failure(result) -> str:
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1, result.output
-    return lines[0]
 
 
 # Pair scoring
@@ -298,4 +291,4 @@ def test_cli_stops_inconclusive_at_the_game_limit() -> None:
     ],
 )
 def test_cli_mistakes_fail_cleanly(args: list[str], message: str) -> None:
-    assert message in assert_clean_failure(cli("sprt", *args))
+    assert message in assert_exit_1(cli("sprt", *args))

@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import typer
+from cli_failures import assert_clean_failure
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -50,15 +51,6 @@ def table_rows(text: str) -> list[list[str]]:
         for line in text.splitlines()
         if line.startswith("│")
     ]
-
-
-def assert_clean_failure(result) -> str:
-    assert result.exit_code != 0
-    assert isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1, result.output
-    return lines[0]
 
 
 def tiny_games() -> pl.DataFrame:
