@@ -29,13 +29,12 @@ from sim.engine.search import (
     determinise,
     list_moves,
     may_end,
-    new_moves,
     outcome,
     pass_turn,
     play_move,
     rand,
     rollout_to_end,
-    search_stream,
+    search_start,
 )
 from sim.engine.state import MAX_DEPTH, ONGOING, POLICY_ISMCTS, POLICY_RANDOM
 from sim.engine.turn import begin_turn
@@ -288,20 +287,14 @@ def halving(s, det, work, spare, digit, tree, root, bufs, budget, r):
 def ismcts_turn(s):
     """One whole turn of an ismcts player, with s.budget[mover] iterations."""
     digit = s.mover
-    forced = begin_turn(s, digit)
-    r = search_stream(s, digit)
-    det = scratch_state()
-    work = scratch_state()
-    moves = new_moves()
-    t = determinise(s, det, digit, r)  # legal moves do not depend on the hidden cards
-    n = list_moves(t, work, digit, forced, moves)
+    forced, r, det, work, moves, n = search_start(s, digit)
     if n == 0:
         pass_turn(s, digit)
         return
     best = 0
     if n > 1:
         root_keys = np.zeros(n, dtype=np.int64)
-        legal_keys(t, digit, moves, n, root_keys)
+        legal_keys(det[0], digit, moves, n, root_keys)
         root_moves = moves.copy()
         iterations = s.budget[digit]
         tree = new_tree(iterations + n * (rounds_for(n) + 2) + 1)  # halving may overspend

@@ -15,15 +15,12 @@ from sim.engine.jit import kernel
 from sim.engine.paths import scratch_state
 from sim.engine.search import (
     determinise,
-    list_moves,
-    new_moves,
     pass_turn,
     play_move,
     rollout,
-    search_stream,
+    search_start,
 )
 from sim.engine.state import POLICY_MC, POLICY_RANDOM
-from sim.engine.turn import begin_turn
 
 MARGIN_WEIGHT = 0.002  # a point of margin is worth this much win probability (breaks ties)
 
@@ -82,13 +79,7 @@ def halving(s, det, work, digit, forced, moves, n, budget, r):
 def mc_turn(s):
     """One whole turn of an mc player, with s.budget[mover] rollouts."""
     digit = s.mover
-    forced = begin_turn(s, digit)
-    r = search_stream(s, digit)
-    det = scratch_state()
-    work = scratch_state()
-    moves = new_moves()
-    t = determinise(s, det, digit, r)  # legal moves do not depend on the hidden cards
-    n = list_moves(t, work, digit, forced, moves)
+    forced, r, det, work, moves, n = search_start(s, digit)
     if n == 0:
         pass_turn(s, digit)
         return

@@ -15,6 +15,7 @@ from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.greedy import play_on_copy
 from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
+from sim.engine.paths import scratch_state
 from sim.engine.rng import advance, below, mix
 from sim.engine.score import controller, scores
 from sim.engine.state import (
@@ -185,6 +186,20 @@ def set_place_card(t, digit, place, i, cid):
     else:
         t.pile[holder, i] = cid
     t.face[cid] = holder
+
+
+@kernel
+def search_start(s, digit):
+    """What every search turn begins with: the forced slot, the search stream, a
+    determinisation in det[0], a spare scratch state, and the legal moves listed on the
+    determinisation (they do not depend on the hidden cards) with their number."""
+    forced = begin_turn(s, digit)
+    r = search_stream(s, digit)
+    det = scratch_state()
+    work = scratch_state()
+    moves = new_moves()
+    n = list_moves(determinise(s, det, digit, r), work, digit, forced, moves)
+    return forced, r, det, work, moves, n
 
 
 @kernel
