@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -187,6 +189,38 @@ def _tasks(plan, out: Path):
     return [Task(str(out), plan.run_id, c, keys[c.cell.index], plan.swap) for c in plan.chunks()]
 
 
+class ExitWhileSent:
+    """Pickled last in a reply: kills its process a moment later, while the bytes before it
+    are still going down the pipe."""
+
+    def __reduce__(self):
+        threading.Timer(0.01, os._exit, args=(9,)).start()
+        return (str, ())
+
+
+def die_while_sending(task: Task):
+    """A play function whose first reply for chunk 1 is large and whose process is killed
+    while sending it: a shared results queue would keep the dead worker's lock forever."""
+    done = play_chunk(task)
+    marker = Path(task.out) / f"killed-{task.chunk.name}"
+    if task.chunk.number != 1 or marker.exists():
+        return done
+    marker.write_text("x")
+    return dataclasses.replace(
+        done, counts={**done.counts, "ballast": b"x" * 2**28, "exit": ExitWhileSent()}
+    )
+
+
+@pytest.mark.timeout(120)
+def test_a_worker_killed_while_reporting_does_not_block_the_others(tmp_path):
+    plan = small_plan(configs=["base"], chunk_size=200)
+    done = []
+    run_local(_tasks(plan, tmp_path), 2, done.append, play=die_while_sending)
+    assert sorted(d.chunk for d in done) == [c.name for c in plan.chunks()]
+    assert (tmp_path / "killed-c000-000001").exists()
+
+
+@pytest.mark.timeout(120)
 def test_a_worker_that_dies_has_its_chunk_retried(tmp_path):
     plan = small_plan(configs=["base"], chunk_size=400)
     done = []
@@ -195,6 +229,7 @@ def test_a_worker_that_dies_has_its_chunk_retried(tmp_path):
     assert (tmp_path / "killed-c000-000001").exists()
 
 
+@pytest.mark.timeout(120)
 def test_a_chunk_that_keeps_killing_workers_fails_clearly(tmp_path):
     plan = small_plan(configs=["base"], games=200)
     with pytest.raises(WorkerFailed, match="killed its worker"):

@@ -1,14 +1,20 @@
 """Local parallelism: worker processes that each play whole chunks; dead workers are replaced
-and their chunk retried."""
+and their chunk retried.
+
+Each worker talks to the parent over its own pipe, never a shared queue: a worker killed at
+any moment (even while sending) can only break its own pipe, whereas a shared queue's lock
+dies with the process holding it and silently blocks every other worker's results.
+"""
 
 from __future__ import annotations
 
 import os
-import queue
 import signal
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 
 import multiprocess as mp
+from multiprocess.connection import wait
 
 from sim.runner.worker import ChunkError, Done, Task, play_chunk
 
@@ -19,43 +25,53 @@ class WorkerFailed(RuntimeError):
     """A chunk failed in a way a retry will not fix (or kept killing its worker)."""
 
 
-def _worker_loop(inbox, results, play) -> None:
+def _worker_loop(conn, play) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
-    name = mp.current_process().name
-    while True:
-        task = inbox.get()
-        if task is None:  # every result is with the parent: skip the slow interpreter teardown
-            results.close()
-            results.join_thread()
-            os._exit(0)
-        try:
-            results.put(("done", name, play(task)))
-        except (ChunkError, OSError) as exc:
-            results.put(("error", name, f"{type(exc).__name__}: {exc}"))
-        except Exception as exc:  # noqa: BLE001 - reported to the parent with its chunk
-            results.put(("error", name, f"chunk {task.chunk.name}: {exc!r}"))
+    try:
+        while (task := conn.recv()) is not None:
+            try:
+                reply = ("done", play(task))
+            except (ChunkError, OSError) as exc:
+                reply = ("error", f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # noqa: BLE001 - reported to the parent with its chunk
+                reply = ("error", f"chunk {task.chunk.name}: {exc!r}")
+            conn.send(reply)
+    except (EOFError, OSError):  # the parent is gone
+        pass
+    os._exit(0)  # every reply is sent whole: skip the slow interpreter teardown
 
 
 class _Worker:
-    """A worker process with its own inbox; the parent always knows which chunk it holds."""
+    """A worker process and its pipe; the parent always knows which chunk it holds."""
 
-    def __init__(self, ctx, results, play):
-        self.inbox = ctx.Queue()
-        self.proc = ctx.Process(target=_worker_loop, args=(self.inbox, results, play), daemon=True)
+    def __init__(self, ctx, play):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_loop, args=(child, play), daemon=True)
         self.proc.start()
+        child.close()  # so the parent's end reads as closed once the worker dies
         self.chunk: str | None = None
 
     def give(self, task: Task) -> None:
         self.chunk = task.chunk.name
-        self.inbox.put(task)
+        with suppress(OSError):  # already dead: noticed by the next wait, the chunk retried
+            self.conn.send(task)
+
+    def reply(self) -> tuple | None:
+        """The worker's reply, or None if it died before sending one whole."""
+        try:
+            return self.conn.recv() if self.conn.poll() else None
+        except (EOFError, OSError):
+            return None
 
     def ask_to_stop(self) -> None:
-        self.inbox.put(None)
+        with suppress(OSError):
+            self.conn.send(None)
 
     def stop(self) -> None:
         self.proc.join(timeout=2)
         if self.proc.is_alive():
             self.proc.terminate()
+        self.conn.close()
 
 
 def run_local(
@@ -69,44 +85,41 @@ def run_local(
     pending = {task.chunk.name: task for task in tasks}
     todo = list(pending)
     attempts = dict.fromkeys(pending, 0)
-    results = ctx.Queue()
-    pool = {}
+    pool: list[_Worker] = []
     try:
-        for _ in range(min(workers, len(pending))):
-            worker = _Worker(ctx, results, play)
-            pool[worker.proc.name] = worker
+        pool += [_Worker(ctx, play) for _ in range(min(workers, len(pending)))]
         while pending:
-            for worker in pool.values():
+            for worker in pool:
                 if worker.chunk is None and todo:
                     chunk = todo.pop(0)
                     attempts[chunk] += 1
                     worker.give(pending[chunk])
-            try:
-                kind, name, payload = results.get(timeout=0.5)
-            except queue.Empty:
-                _replace_dead(pool, todo, attempts, lambda: _Worker(ctx, results, play))
-                continue
-            if kind == "error":
-                raise WorkerFailed(payload)
-            pool[name].chunk = None
-            del pending[payload.chunk]
-            on_done(payload)
+            ready = wait([w.conn for w in pool] + [w.proc.sentinel for w in pool])
+            for worker in [w for w in pool if w.conn in ready or w.proc.sentinel in ready]:
+                reply = worker.reply()
+                if reply is None:
+                    pool.remove(worker)
+                    _retry(worker.chunk, todo, attempts)
+                    worker.stop()
+                    pool.append(_Worker(ctx, play))
+                    continue
+                kind, payload = reply
+                if kind == "error":
+                    raise WorkerFailed(payload)
+                worker.chunk = None
+                del pending[payload.chunk]
+                on_done(payload)
     finally:
-        for worker in pool.values():  # all at once: each takes a while to exit
+        for worker in pool:  # all at once: each takes a while to exit
             worker.ask_to_stop()
-        for worker in pool.values():
+        for worker in pool:
             worker.stop()
 
 
-def _replace_dead(pool, todo, attempts, new_worker) -> None:
-    """A worker that died mid-chunk is replaced; its chunk goes back to the front of the line."""
-    for name, worker in list(pool.items()):
-        if worker.proc.is_alive():
-            continue
-        del pool[name]
-        if worker.chunk is not None:
-            if attempts[worker.chunk] >= MAX_ATTEMPTS:
-                raise WorkerFailed(f"chunk {worker.chunk} killed its worker {MAX_ATTEMPTS} times")
-            todo.insert(0, worker.chunk)
-        replacement = new_worker()
-        pool[replacement.proc.name] = replacement
+def _retry(chunk: str | None, todo: list[str], attempts: dict[str, int]) -> None:
+    """A dead worker's chunk goes back to the front of the line, up to MAX_ATTEMPTS plays."""
+    if chunk is None:
+        return
+    if attempts[chunk] >= MAX_ATTEMPTS:
+        raise WorkerFailed(f"chunk {chunk} killed its worker {MAX_ATTEMPTS} times")
+    todo.insert(0, chunk)
