@@ -6,11 +6,13 @@ import hashlib
 import json
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from sim.config import Config, ConfigError
 from sim.config import load as load_config
 from sim.players import PlayerError, parse_player, parse_players
+from sim.provenance import source_hash, strategy_version
 from sim.rules import RULES_VERSION
 
 DEFAULT_CHUNK = 100_000
@@ -80,8 +82,14 @@ class RunPlan:
             for n, start in enumerate(range(0, self.games, size))
         ]
 
+    @cached_property
+    def strategy_versions(self) -> dict[str, str]:
+        """Each strategy's version (provenance.strategy_version), by spec."""
+        specs = sorted({spec for matchup in self.matchups for spec in matchup})
+        return {spec: strategy_version(parse_player(spec).name) for spec in specs}
+
     def params(self) -> dict:
-        """Everything that decides the results; a run folder holds one set of them."""
+        """Everything that decides the results, code included; a run folder holds one set."""
         return {
             "configs": [{"name": c.name, "hash": c.hash} for c in self.configs],
             "matchups": [f"{a},{b}" for a, b in self.matchups],
@@ -90,6 +98,8 @@ class RunPlan:
             "swap": self.swap,
             "chunk_size": self.chunk_size,
             "rules_version": RULES_VERSION,
+            "sim_source": source_hash(),
+            "strategy_versions": self.strategy_versions,
         }
 
     @property

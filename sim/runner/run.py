@@ -12,9 +12,9 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
+from sim.provenance import sim_version
 from sim.runner import storage
 from sim.runner.plan import RunPlan
 from sim.runner.seeds import cell_key
@@ -33,13 +33,6 @@ class RunResult:
     seconds: float
 
 
-def sim_version() -> str:
-    try:
-        return metadata.version("one-zero-one-sim")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
 def execute(
     plan: RunPlan,
     out: Path,
@@ -56,7 +49,8 @@ def execute(
     todo = [c for c in chunks if not storage.chunk_done(out, c.name)]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
     keys = {cell.index: cell_key(plan.seed, cell.matchup) for cell in plan.cells()}
-    tasks = [Task(str(out), plan.run_id, c, keys[c.cell.index], c.cell.swap) for c in todo]
+    source = plan.params()["sim_source"]
+    tasks = [Task(str(out), plan.run_id, c, keys[c.cell.index], c.cell.swap, source) for c in todo]
     state = {"done": skipped, "last_write": 0.0}
     counts: dict[str, dict] = {}  # chunk name -> its summary counts, as chunks finish
     if progress:
@@ -118,7 +112,8 @@ def _prepare(plan: RunPlan, out: Path, overwrite: bool) -> dict:
         if existing is not None and existing.get("params") != plan.params():
             if not overwrite:
                 raise RunError(
-                    f"{out} holds a different run ({existing.get('run_id')}); "
+                    f"{out} holds a different run ({existing.get('run_id')}; "
+                    f"{_differences(existing.get('params') or {}, plan.params())}); "
                     "choose another --out or pass --overwrite to replace it"
                 )
             storage.clear_folder(out)
@@ -140,6 +135,30 @@ def _prepare(plan: RunPlan, out: Path, overwrite: bool) -> dict:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
 
 
+def _differences(old: dict, new: dict) -> str:
+    """What sets an existing run apart from this one, in words."""
+    said = []
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) == new.get(key):
+            continue
+        if key == "sim_source":
+            said.append("sim's code has changed since it was played")
+        elif key == "strategy_versions":
+            before, now = old.get(key) or {}, new.get(key) or {}
+            changed = [s for s in now if s in before and before[s] != now[s]]
+            said += [f"strategy {s} has changed ({before[s]} -> {now[s]})" for s in changed]
+        elif key == "configs":
+            before = {c["name"]: c["hash"] for c in old.get(key) or []}
+            now = {c["name"]: c["hash"] for c in new.get(key) or []}
+            changed = [c for c in now if c in before and before[c] != now[c]]
+            said += [f"config {c} has changed" for c in changed]
+            if list(before) != list(now):
+                said.append(f"configs {', '.join(before)} -> {', '.join(now)}")
+        else:
+            said.append(f"{key} {old.get(key)!r} -> {new.get(key)!r}")
+    return "; ".join(said) or "other parameters"
+
+
 def _new_manifest(plan: RunPlan) -> dict:
     """Everything needed to reproduce the run."""
     return {
@@ -152,7 +171,7 @@ def _new_manifest(plan: RunPlan) -> dict:
             for c in plan.configs
         },
         "strategies": sorted({s for m in plan.matchups for s in m}),
-        "strategy_versions": {s: "1" for m in plan.matchups for s in m},
+        "strategy_versions": plan.strategy_versions,
         "master_seed": plan.seed,
         "games_per_cell": plan.games,
         "total_games": plan.total_games,

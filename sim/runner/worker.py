@@ -19,6 +19,7 @@ class Task:
     chunk: Chunk
     key: int  # the cell's seed key
     swap: bool
+    sim_source: str = ""  # the parent's provenance.source_hash(): every worker must match it
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,20 @@ class ChunkError(RuntimeError):
     """A chunk's games could not be played; the message names config, match-up and seeds."""
 
 
+def _check_source(task: Task) -> None:
+    """A cluster worker with other sim code would play other games: refuse, naming it."""
+    import socket
+
+    from sim.provenance import sim_version, source_hash
+
+    if task.sim_source and task.sim_source != source_hash():
+        raise ChunkError(
+            f"the worker on {socket.gethostname()} runs other sim code (sim {sim_version()}, "
+            f"source {source_hash()}) than the run (source {task.sim_source}): install the "
+            "same sim on every worker"
+        )
+
+
 def play_chunk(task: Task) -> Done:
     """Play and write one chunk; the parent only ever sees this small summary."""
     import numpy as np
@@ -46,6 +61,7 @@ def play_chunk(task: Task) -> Done:
     from sim.runner.seeds import game_seeds
 
     started = time.perf_counter()
+    _check_source(task)
     chunk, cell = task.chunk, task.chunk.cell
     index_start, index_stop = chunk.start, chunk.stop
     if task.swap:  # both games of a pair share the pair's seed
