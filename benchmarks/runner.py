@@ -39,6 +39,18 @@ def rss_of_tree(pid: int) -> dict[int, int]:
     return sizes
 
 
+def engines_at_once(config: str, games: int, workers: int) -> float:
+    """Summed games/s of `workers` single-process engines started together, no runner and no
+    writing: what the cores give when nothing else runs, the runner's real ceiling."""
+    code = (
+        "import sys; from sim.bench import bench; from sim.config import load; "
+        "print(bench(load(sys.argv[1]), int(sys.argv[2])).games_per_second)"
+    )
+    command = [sys.executable, "-c", code, config, str(games)]
+    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(workers)]
+    return sum(float(p.communicate()[0]) for p in procs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--config", default="base")
@@ -48,6 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     loadavg = os.getloadavg()
     single = bench(load(args.config), args.bench_games).games_per_second
+    together = engines_at_once(args.config, args.bench_games, args.workers)
     with tempfile.TemporaryDirectory() as out:
         command = [
             sys.executable, "-m", "sim", "run", "--config", args.config,
@@ -73,6 +86,10 @@ def main() -> None:
     print(f"load average before: {loadavg[0]:.2f} {loadavg[1]:.2f} {loadavg[2]:.2f}")
     print(output.strip())
     print(f"single-process engine ({args.config}): {single:,.0f} games/s")
+    print(
+        f"{args.workers} single-process engines at once, no runner: {together:,.0f} games/s "
+        f"= {together / single:.2f}x (what the cores give to playing alone)"
+    )
     print(
         f"sim run, {args.workers} workers, whole command: {end_to_end:,.0f} games/s "
         f"= {end_to_end / single:.2f}x the single-process figure"
@@ -102,6 +119,11 @@ def main() -> None:
         f"({100 * write_seconds / max(chunk_seconds - write_seconds, 1e-9):.0f}% of playing); "
         f"{seconds - busy:.1f} s outside chunks (start-up, worker spawn and engine load, "
         "summaries, shut-down, load imbalance)"
+    )
+    free = args.games / (seconds - write_seconds / args.workers)
+    print(
+        f"if building and writing parts cost nothing: about {free:,.0f} games/s = "
+        f"{free / single:.2f}x (estimate: the run's time less each worker's writing)"
     )
 
 
