@@ -21,6 +21,7 @@ from sim.cards import NAMES
 from sim.config import load
 from sim.engine.game import C_DRAWN, C_EFFECT, C_PLAYED
 from sim.game import play_matchup
+from sim.runner.dask_backend import ClusterError
 from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
 from sim.runner.run import RunError, execute
@@ -212,19 +213,15 @@ def die_while_sending(task: Task):
 
 
 @pytest.mark.timeout(120)
-def test_a_worker_killed_while_reporting_does_not_block_the_others(tmp_path):
-    plan = small_plan(configs=["base"], chunk_size=200)
-    done = []
-    run_local(_tasks(plan, tmp_path), 2, done.append, play=die_while_sending)
-    assert sorted(d.chunk for d in done) == [c.name for c in plan.chunks()]
-    assert (tmp_path / "killed-c000-000001").exists()
-
-
-@pytest.mark.timeout(120)
-def test_a_worker_that_dies_has_its_chunk_retried(tmp_path):
+@pytest.mark.parametrize(
+    ("play", "workers"),
+    [(kill_first_attempt, 1), (die_while_sending, 2)],
+    ids=["killed-while-playing", "killed-while-reporting"],
+)
+def test_a_worker_that_dies_has_its_chunk_retried_and_blocks_no_other(tmp_path, play, workers):
     plan = small_plan(configs=["base"], chunk_size=400)
     done = []
-    run_local(_tasks(plan, tmp_path), 1, done.append, play=kill_first_attempt)
+    run_local(_tasks(plan, tmp_path), workers, done.append, play=play)
     assert sorted(d.chunk for d in done) == [c.name for c in plan.chunks()]
     assert (tmp_path / "killed-c000-000001").exists()
 
@@ -338,3 +335,13 @@ def test_part_size_defaults_by_strategy_cost_and_stays_settable():
     assert fast.chunk_size == DEFAULT_CHUNK
     assert slow.chunk_size == python.chunk_size == SLOW_CHUNK
     assert make_plan(["base"], ["mc,random"], 10, 1, chunk_size=50).chunk_size == 50
+
+
+def test_a_failing_chunk_on_dask_is_one_clear_error(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    raiser = Path(__file__).with_name("strategies_for_tests.py")
+    plan = small_plan(configs=["base"], games=4, players=[f"{raiser}:Raiser,random"])
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
+    failure = pytest.raises(ClusterError, match=r"(?s)ChunkError: .*no idea what to do.*game seed")
+    with cluster, distributed.Client(cluster) as client, failure:
+        execute(plan, tmp_path / "dask", backend="dask", scheduler=client)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from sim.runner.worker import Done, Task, play_chunk
+from sim.runner.worker import ChunkError, Done, Task, play_chunk
 
 
 class ClusterError(RuntimeError):
@@ -35,8 +35,19 @@ def run_dask(tasks: Iterable[Task], scheduler, on_done: Callable[[Done], None]) 
         raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from exc
     try:
         futures = client.map(play_chunk, tasks, pure=False, retries=2)
+        names = {future.key: task.chunk.name for future, task in zip(futures, tasks, strict=True)}
         for future in as_completed(futures):
-            on_done(future.result())
+            on_done(_result(future, names[future.key]))
     finally:
         if client is not scheduler:
             client.close()
+
+
+def _result(future, chunk: str) -> Done:
+    """A chunk's Done, or one ClusterError saying why it failed (no remote traceback)."""
+    try:
+        return future.result()
+    except (ChunkError, OSError) as exc:
+        raise ClusterError(f"{type(exc).__name__}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - a worker's failure, reported with its chunk
+        raise ClusterError(f"chunk {chunk}: {exc!r}") from None
