@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import signal
@@ -27,7 +28,7 @@ from sim.runner.plan import PlanError, make_plan
 from sim.runner.run import RunError, execute
 from sim.runner.seeds import cell_key, game_seeds
 from sim.runner.tables import cards_long
-from sim.runner.worker import Task, play_chunk
+from sim.runner.worker import ChunkError, Task, play_chunk
 
 GAME_COLUMNS = [
     "run_id", "config", "config_hash", "rules_version", "first", "second", "pair", "game",
@@ -345,3 +346,15 @@ def test_a_failing_chunk_on_dask_is_one_clear_error(tmp_path):
     failure = pytest.raises(ClusterError, match=r"(?s)ChunkError: .*no idea what to do.*game seed")
     with cluster, distributed.Client(cluster) as client, failure:
         execute(plan, tmp_path / "dask", backend="dask", scheduler=client)
+
+
+def test_a_full_disk_is_one_clear_error_and_leaves_no_half_part(tmp_path, monkeypatch):
+    def fill_the_disk(table, where, **options):
+        Path(where).write_bytes(b"PAR1 half a part")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("pyarrow.parquet.write_table", fill_the_disk)
+    plan = small_plan(configs=["base"], games=20)
+    with pytest.raises(ChunkError, match="cannot write chunk c000-000000's .* No space left"):
+        play_chunk(_tasks(plan, tmp_path)[0])
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

@@ -57,7 +57,7 @@ def play_chunk(task: Task) -> Done:
     from sim.game import play_matchup
     from sim.players import cpu_level
     from sim.python_loop import StrategyError
-    from sim.runner import storage, tables
+    from sim.runner import tables
     from sim.runner.seeds import game_seeds
 
     started = time.perf_counter()
@@ -81,15 +81,28 @@ def play_chunk(task: Task) -> Done:
             f"config {cell.config.name}, players {cell.matchup}: game seed {int(seeds[bad[0]])} "
             "stopped at an engine limit"
         )
-    folder = Path(task.out)
     played = time.perf_counter()
+    _write_parts(task, seeds, out, cards)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
-    games = tables.games_table(task.run_id, cell, chunk.start, task.swap, seeds, out)
-    storage.write_part(folder, storage.GAMES, chunk.name, games)
-    card_rows = tables.cards_table(cell, chunk.start, task.swap, cards)
-    storage.write_part(folder, storage.CARDS, chunk.name, card_rows)
     counts = tables.count_games(
         cell, out[:, R_WINNER], out[:, R_OUTCOME], out[:, R_TIEBREAK_LINE], out[:, R_END], swapped
     )
     now = time.perf_counter()
     return Done(chunk.name, len(seeds), now - started, counts, now - played)
+
+
+def _write_parts(task: Task, seeds, out, cards) -> None:
+    """The chunk's games and cards part files; a full disk or a lost folder is a ChunkError
+    naming the folder (the atomic writes leave no half part behind)."""
+    from sim.runner import storage, tables
+
+    chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
+    try:
+        games = tables.games_table(task.run_id, cell, chunk.start, task.swap, seeds, out)
+        storage.write_part(folder, storage.GAMES, chunk.name, games)
+        card_rows = tables.cards_table(cell, chunk.start, task.swap, cards)
+        storage.write_part(folder, storage.CARDS, chunk.name, card_rows)
+    except OSError as exc:
+        raise ChunkError(
+            f"cannot write chunk {chunk.name}'s part files to {folder}: {exc.strerror or exc}"
+        ) from None
