@@ -27,8 +27,8 @@ class Observation:
 
 
 def observe(s, digit: int, visibility: str = "default") -> Observation:
-    """Build digit's observation of state s under a visibility mode."""
-    s = Plain(s)
+    """Build digit's observation of state s (or its Plain fields) under a visibility mode."""
+    s = s if isinstance(s, Plain) else Plain(s)
     sizes = tuple(int(s.pile_len[d] - s.pile_top[d]) for d in (0, 1))
     tops = None
     if visibility != "closed":

@@ -84,15 +84,17 @@ def fresh_state():
     return np.zeros(1, dtype=STATE_DTYPE).view(np.recarray)
 
 
-def drive(s, strategies, context: Context) -> Iterator[Turn]:
-    """Play the game in s to its end, yielding each turn; strategies[digit] is a Python
-    strategy, or None where the seat's compiled policy (or the CPU card) plays."""
+def drive(s, strategies, context: Context, records: bool = True) -> Iterator[Turn | None]:
+    """Play the game in s to its end, yielding each turn (None for each unless records);
+    strategies[digit] is a Python strategy, or None where the seat's compiled policy (or the
+    CPU card) plays."""
     scratch = fresh_state()
     while s.ended == ONGOING:
         digit = int(s.mover)
-        plain = Plain(s)
-        hand_ids = plain.hand[digit][: plain.hand_len[digit]]
-        hand = hand_cards(plain, digit)
+        if records:
+            plain = Plain(s)
+            hand_ids = plain.hand[digit][: plain.hand_len[digit]]
+            hand = hand_cards(plain, digit)
         if digit == s.cpu:
             cpu_turn(s)
         elif strategies[digit] is None:
@@ -104,7 +106,7 @@ def drive(s, strategies, context: Context) -> Iterator[Turn]:
             raise EngineError(
                 f"game seed {context.seed}: the engine hit a fixed limit (error {s.error})"
             )
-        yield turn_record(s, digit, hand, hand_ids)
+        yield turn_record(s, digit, hand, hand_ids) if records else None
 
 
 def turn_record(s, digit: int, hand: list[Card], hand_ids: list[int]) -> Turn:
@@ -124,24 +126,26 @@ def turn_record(s, digit: int, hand: list[Card], hand_ids: list[int]) -> Turn:
 def python_turn(s, digit: int, strategy, scratch, context: Context) -> None:
     """One turn of a Python strategy: the play, then each sub-decision of its chain."""
     forced = bool(begin_turn(s, digit))
-    plays = legal_plays(s, digit, forced)
+    plain = Plain(s)
+    plays = legal_plays(s, digit, forced, plain)
     if not plays:
         finish_turn(s, digit, True, True)
         return
     visibility = VISIBILITIES[int(s.visibility)]
     decision = api.Decision(api.PLAY, plays, int(s.turns))
-    play = plays[ask(strategy, observe(s, digit, visibility), decision, context)]
+    play = plays[ask(strategy, observe(plain, digit, visibility), decision, context)]
     path = sub_decisions(s, digit, play, forced, strategy, scratch, context)
     follow(s, digit, path)
     put_card(s, digit, play.hand_index, play.line, play.direction, forced)
     finish_turn(s, digit, False, True)
 
 
-def legal_plays(s, digit: int, forced: bool) -> tuple[api.Play, ...]:
-    """Every legal play, in hand order, lines top to bottom, directions L R U D."""
+def legal_plays(s, digit: int, forced: bool, plain: Plain | None = None) -> tuple[api.Play, ...]:
+    """Every legal play, in hand order, lines top to bottom, directions L R U D (plain: s's
+    fields, if already read)."""
     rows = np.zeros((MAX_HAND * MAX_LINES * 4, 3), dtype=np.int16)
     n = engine_plays(s, digit, forced, rows)
-    cards = hand_cards(Plain(s), digit)
+    cards = hand_cards(plain or Plain(s), digit)
     return tuple(api.Play(i, cards[i], line, d) for i, line, d in rows[:n].tolist())
 
 
@@ -251,7 +255,7 @@ def play_game(config, first, second, cpu_level: int, context: Context, out, card
     """One game: set up, seat both players, play it out, record it and tell the players."""
     arr, strategies = seated_game(config, first, second, cpu_level, context)
     s = arr[0]
-    for _ in drive(s, strategies, context):
+    for _ in drive(s, strategies, context, records=False):
         pass
     finish_game(s, strategies, context, out, cards)
 
