@@ -308,15 +308,17 @@ def test_the_cards_table_holds_the_engine_counts(tmp_path):
     assert unpacked.cast(expected.schema).equals(expected.sort("game", "seat", "kind"))
 
 
-def test_cards_rows_name_the_strategy_in_each_seat_of_swapped_pairs():
+def test_cards_rows_name_the_strategy_in_each_seat_of_swapped_pairs(tmp_path):
     from types import SimpleNamespace
 
-    from sim.runner.tables import cards_table
+    from sim.runner.storage import write_part
+    from sim.runner.tables import cards_columns
 
     config = load("base")
     cell = SimpleNamespace(config=config, matchup="greedy,random", a="greedy", b="random")
     counts = np.zeros((4, 2, len(NAMES), 3), dtype=np.uint8)
-    frame = cards_long(pl.from_arrow(cards_table(cell, 10, True, counts)))
+    write_part(tmp_path, "cards", "x", cards_columns(cell, 10, True, counts))
+    frame = table(tmp_path, "cards")
     seats = frame.unique(["game", "seat", "strategy"]).sort("game", "seat")
     # games 10 and 12 are first games of their pairs (A first); 11 and 13 are swapped
     assert seats.select("game", "seat", "strategy").rows() == [
@@ -349,11 +351,11 @@ def test_a_failing_chunk_on_dask_is_one_clear_error(tmp_path):
 
 
 def test_a_full_disk_is_one_clear_error_and_leaves_no_half_part(tmp_path, monkeypatch):
-    def fill_the_disk(table, where, **options):
-        Path(where).write_bytes(b"PAR1 half a part")
+    def fill_the_disk(path, columns, schema):
+        Path(path).write_bytes(b"PAR1 half a part")
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("pyarrow.parquet.write_table", fill_the_disk)
+    monkeypatch.setattr("sim.runner.parquet.write", fill_the_disk)
     plan = small_plan(configs=["base"], games=20)
     with pytest.raises(ChunkError, match="cannot write chunk c000-000000's .* No space left"):
         play_chunk(_tasks(plan, tmp_path)[0])

@@ -1,10 +1,11 @@
 """The Parquet tables: per-game and per-card rows from engine arrays, and the run's summaries.
 
-Parts are built with pyarrow straight from the engine's numpy arrays: at millions of games
-the writing must cost a small fraction of the playing. Compact types keep a games row small:
-enums for every categorical column, the smallest integer that fits, and strings only for
-values constant within a part (dictionary-encoded to almost nothing). The Arrow schemas are
-the ones polars itself writes, so parts read back with the same polars types (enums included).
+Part columns come straight from the engine's numpy arrays and are written by the runner's
+own Parquet writer (parquet.py): at millions of games the writing must cost a small
+fraction of the playing. Compact types keep a games row small: enums for every categorical
+column, the smallest integer that fits, and strings only for values constant within a part
+(dictionary-encoded to almost nothing). The Arrow schemas are the ones polars itself
+writes, so parts read back with the same polars types (enums included).
 
 The cards table is one row per game, seat and kind of the deck, plain uint8 counts, so it
 opens as it is in polars, pandas or DuckDB; cards_long() gives it with text as strings.
@@ -24,6 +25,7 @@ from sim.cards import NAMES
 from sim.engine import game as eg
 from sim.engine.state import END_REASONS, MAX_LINES
 from sim.rules import RULES_VERSION
+from sim.runner.parquet import Column
 
 SEAT = pl.Enum(["first", "second"])
 WINNER = pl.Enum(["first", "second", "draw"])
@@ -81,95 +83,87 @@ def arrow_schema(table: str) -> pa.Schema:
     return pq.read_schema(pa.BufferReader(buffer.getvalue()))
 
 
-def _dictionary(field: pa.Field, codes: np.ndarray, values: list[str], valid=None) -> pa.Array:
-    """codes (indices into values) as the field's dictionary type; null where not valid."""
-    index_type = field.type.index_type
-    indices = pa.array(
-        np.asarray(codes).astype(index_type.to_pandas_dtype(), copy=False),
-        type=index_type,
-        mask=None if valid is None else ~valid,
-    )
-    return pa.DictionaryArray.from_arrays(
-        indices, pa.array(values, pa.string()), ordered=field.type.ordered
-    )
+@cache
+def serialized_schema(table: str) -> bytes:
+    """arrow_schema as Parquet files carry it (the ARROW:schema key pyarrow writes)."""
+    buffer = io.BytesIO()
+    pq.write_table(arrow_schema(table).empty_table(), buffer)
+    return pq.read_metadata(pa.BufferReader(buffer.getvalue())).metadata[b"ARROW:schema"]
 
 
-def _constant(field: pa.Field, value: str, n: int) -> pa.Array:
-    return _dictionary(field, np.zeros(n, dtype=np.uint8), [value])
+def _constant(name: str, value: str, n: int) -> Column:
+    return Column(name, np.zeros(n, dtype=np.uint8), dictionary=(value,))
 
 
-def _either(field: pa.Field, second: np.ndarray, values: tuple[str, str]) -> pa.Array:
+def _either(name: str, second: np.ndarray, values: tuple[str, str]) -> Column:
     """values[0] where second is false, values[1] where it is true (one entry if they match)."""
     if values[0] == values[1]:
-        return _constant(field, values[0], len(second))
-    return _dictionary(field, second.view(np.uint8), list(values))
+        return _constant(name, values[0], len(second))
+    return Column(name, second.view(np.uint8), dictionary=values)
 
 
-def games_table(run_id, cell, start: int, swap: bool, seeds, out) -> pa.Table:
+def _enum(name: str, codes: np.ndarray, enum: pl.Enum, valid=None) -> Column:
+    return Column(name, codes, dictionary=tuple(enum.categories), valid=valid)
+
+
+def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Column]:
     """One row per game of a chunk (columns named as the games table promises)."""
-    schema = arrow_schema("games")
     n = len(out)
     game = np.arange(start, start + n, dtype=np.uint32)
     swapped = (game % 2 == 1) if swap else np.zeros(n, dtype=bool)
-    field = schema.field
     tiebreak = out[:, eg.R_TIEBREAK_LINE].astype(np.uint8)
     end = out[:, eg.R_END]
-    columns = {
-        "run_id": _constant(field("run_id"), run_id, n),
-        "config": _constant(field("config"), cell.config.name, n),
-        "config_hash": _constant(field("config_hash"), cell.config.hash, n),
-        "rules_version": _constant(field("rules_version"), RULES_VERSION, n),
-        "matchup": _constant(field("matchup"), cell.matchup, n),
-        "first": _either(field("first"), swapped, (cell.a, cell.b)),
-        "second": _either(field("second"), swapped, (cell.b, cell.a)),
-        "swapped": pa.array(swapped),
-        "pair": pa.array(game // 2) if swap else pa.nulls(n, pa.uint32()),
-        "game": pa.array(game),
-        "seed": pa.array(np.asarray(seeds, dtype=np.uint64)),
-        "first_digit": pa.array(out[:, eg.R_FIRST].astype(np.uint8)),
-        "winner": _dictionary(field("winner"), out[:, eg.R_WINNER], WINNER.categories.to_list()),
-        "outcome": _dictionary(
-            field("outcome"), out[:, eg.R_OUTCOME], OUTCOME.categories.to_list()
-        ),
-        "tiebreak_line": pa.array(tiebreak, mask=tiebreak == 0),
-        "end_reason": _dictionary(
-            field("end_reason"), end - 1, END_REASON.categories.to_list(), valid=end > 0
-        ),
-        "turns": pa.array(out[:, eg.R_TURNS].astype(np.uint16)),
-        "score_first": pa.array(out[:, eg.R_SCORE_FIRST].astype(np.uint16)),
-        "score_second": pa.array(out[:, eg.R_SCORE_SECOND].astype(np.uint16)),
-    }
-    seats = SEAT.categories.to_list()
+    columns = [
+        _constant("run_id", run_id, n),
+        _constant("config", cell.config.name, n),
+        _constant("config_hash", cell.config.hash, n),
+        _constant("rules_version", RULES_VERSION, n),
+        _constant("matchup", cell.matchup, n),
+        _either("first", swapped, (cell.a, cell.b)),
+        _either("second", swapped, (cell.b, cell.a)),
+        Column("swapped", swapped, bits=1),
+        Column("pair", game // 2, bits=32, valid=None if swap else np.zeros(n, dtype=bool)),
+        Column("game", game, bits=32),
+        Column("seed", np.asarray(seeds, dtype=np.uint64), bits=64),
+        Column("first_digit", out[:, eg.R_FIRST].astype(np.uint8), bits=8),
+        _enum("winner", out[:, eg.R_WINNER], WINNER),
+        _enum("outcome", out[:, eg.R_OUTCOME], OUTCOME),
+        Column("tiebreak_line", tiebreak, bits=8, valid=tiebreak != 0),
+        _enum("end_reason", end - 1, END_REASON, valid=end > 0),
+        Column("turns", out[:, eg.R_TURNS].astype(np.uint16), bits=16),
+        Column("score_first", out[:, eg.R_SCORE_FIRST].astype(np.uint16), bits=16),
+        Column("score_second", out[:, eg.R_SCORE_SECOND].astype(np.uint16), bits=16),
+    ]
     for i, name in enumerate(LINE_COLUMNS):
         line = out[:, eg.R_LINE0 + i]
-        columns[name] = _dictionary(field(name), line, seats, valid=line >= 0)
-    return pa.Table.from_arrays([columns[c] for c in GAMES_COLUMNS], schema=schema)
+        columns.append(_enum(name, line, SEAT, valid=line >= 0))
+    return columns
 
 
-def cards_table(cell, start: int, swap: bool, cards: np.ndarray) -> pa.Table:
+def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Column]:
     """One row per game, seat and kind of the deck: how many were drawn, played, took effect.
 
     Built from the engine's [game, seat, kind, count] array by reshaping only: the rows
-    come out in that array's order, so no column needs sorting or casting."""
+    come out in that array's order, so no column needs sorting."""
     kinds = np.unique(cell.config.kinds())
     n, k = len(cards), len(kinds)
     rows = n * 2 * k
-    field = arrow_schema("cards").field
     game = np.arange(start, start + n, dtype=np.uint32)
     swapped = (game % 2 == 1) if swap else np.zeros(n, dtype=bool)
     seat = np.tile(np.repeat(np.arange(2, dtype=np.uint8), k), n)
     b_seated = np.repeat(swapped, 2 * k) != (seat == 1)  # strategy B sits in this row's seat
-    columns = {
-        "config": _constant(field("config"), cell.config.name, rows),
-        "matchup": _constant(field("matchup"), cell.matchup, rows),
-        "game": pa.array(np.repeat(game, 2 * k)),
-        "seat": _dictionary(field("seat"), seat, ["first", "second"]),
-        "strategy": _either(field("strategy"), b_seated, (cell.a, cell.b)),
-        "kind": _dictionary(field("kind"), np.tile(kinds, 2 * n), list(NAMES)),
-    }
+    columns = [
+        _constant("config", cell.config.name, rows),
+        _constant("matchup", cell.matchup, rows),
+        Column("game", np.repeat(game, 2 * k), bits=32),
+        _enum("seat", seat, SEAT),
+        _either("strategy", b_seated, (cell.a, cell.b)),
+        _enum("kind", np.tile(kinds.astype(np.uint8), 2 * n), KIND),
+    ]
     for name, count in COUNTS.items():
-        columns[name] = pa.array(np.ascontiguousarray(cards[:, :, kinds, count]).reshape(-1))
-    return pa.Table.from_arrays([columns[c] for c in CARDS_COLUMNS], schema=arrow_schema("cards"))
+        counts = np.ascontiguousarray(cards[:, :, kinds, count]).reshape(-1)
+        columns.append(Column(name, counts, bits=8))
+    return columns
 
 
 def cards_long(cards: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame | pl.DataFrame:

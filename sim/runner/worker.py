@@ -98,9 +98,9 @@ def _write_parts(task: Task, seeds, out, cards) -> None:
 
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
     try:
-        games = tables.games_table(task.run_id, cell, chunk.start, task.swap, seeds, out)
+        games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, seeds, out)
         storage.write_part(folder, storage.GAMES, chunk.name, games)
-        card_rows = tables.cards_table(cell, chunk.start, task.swap, cards)
+        card_rows = tables.cards_columns(cell, chunk.start, task.swap, cards)
         storage.write_part(folder, storage.CARDS, chunk.name, card_rows)
     except OSError as exc:
         raise ChunkError(

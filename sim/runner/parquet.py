@@ -1,0 +1,306 @@
+"""A small Parquet writer for the run's part files: columns straight from NumPy arrays, one
+row group, one page per column, no compression.
+
+Why not pyarrow's writer: at ~400,000 games/s per core its general-purpose encoding took
+~100 ms per 100,000-game chunk against ~250 ms of playing. Part columns are dictionary
+codes and small unsigned integers, which this writer encodes in a few milliseconds with
+the format's own compact encodings (RLE runs and bit-packing). The files are standard
+Parquet (format 2.6 pages, PLAIN / RLE / RLE_DICTIONARY encodings) carrying the Arrow
+schema, so pyarrow, polars, pandas and DuckDB read them with the usual types, enums
+included. Field numbers below follow parquet.thrift.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+
+# parquet.thrift enums
+BOOLEAN, INT32, INT64, BYTE_ARRAY = 0, 1, 2, 6
+OPTIONAL = 1
+UTF8 = 0
+UINT = {8: 11, 16: 12, 32: 13, 64: 14}  # ConvertedType UINT_8 ... UINT_64
+PLAIN, RLE, RLE_DICTIONARY = 0, 3, 8
+DATA_PAGE, DICTIONARY_PAGE = 0, 2
+UNCOMPRESSED = 0
+MAGIC = b"PAR1"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a part. bits 0: `values` are codes into `dictionary` (text); bits 1:
+    booleans; 8, 16, 32 or 64: unsigned integers of that width. Null where `valid` is False."""
+
+    name: str
+    values: np.ndarray
+    bits: int = 0
+    dictionary: tuple[str, ...] = ()
+    valid: np.ndarray | None = None
+
+
+def write(path: Path, columns: list[Column], arrow_schema: bytes) -> None:
+    """Write the columns (all of one length) as a Parquet file at path, with the serialized
+    Arrow schema that tells readers the exact types (ARROW:schema, as pyarrow writes it)."""
+    rows = len(columns[0].values)
+    blocks, chunks, offset = [MAGIC], [], len(MAGIC)
+    for column in columns:
+        pages, meta = _column_chunk(column, offset)
+        blocks += pages
+        chunks.append(meta)
+        offset += meta["size"]
+    footer = _footer(columns, chunks, rows, arrow_schema)
+    blocks += [footer, struct.pack("<i", len(footer)), MAGIC]
+    with open(path, "wb") as f:
+        f.writelines(blocks)
+
+
+# --- pages -------------------------------------------------------------------------------
+
+
+def _column_chunk(column: Column, offset: int) -> tuple[list[bytes], dict]:
+    """The column's pages (a dictionary page when it has one, then its data page) and
+    what the footer says about them."""
+    rows = len(column.values)
+    if column.valid is None:  # definition levels: one run of "present"
+        present, levels = column.values, _uvarint(rows << 1) + b"\x01"
+    else:
+        present, levels = column.values[column.valid], _hybrid(column.valid.view(np.uint8), 1)
+    dictionary, data, encoding = _encode(column, present)
+    payload = [struct.pack("<i", len(levels)), levels, *data]
+    size = sum(len(p) for p in payload)
+    header = _struct(
+        [
+            (1, I32, DATA_PAGE),
+            (2, I32, size),
+            (3, I32, size),
+            (5, STRUCT, [(1, I32, rows), (2, I32, encoding), (3, I32, RLE), (4, I32, RLE)]),
+        ]
+    )
+    pages, meta = [], {"offset": offset, "dictionary_offset": None}
+    if dictionary is not None:
+        values, count = dictionary
+        pages += [_dictionary_header(len(values), count), values]
+        meta["dictionary_offset"] = offset
+    meta["data_offset"] = offset + sum(len(p) for p in pages)
+    pages += [header, *payload]
+    meta["size"] = sum(len(p) for p in pages)
+    meta["encodings"] = [PLAIN, RLE] + ([RLE_DICTIONARY] if dictionary is not None else [])
+    meta["values"] = rows
+    return pages, meta
+
+
+def _dictionary_header(size: int, count: int) -> bytes:
+    return _struct(
+        [
+            (1, I32, DICTIONARY_PAGE),
+            (2, I32, size),
+            (3, I32, size),
+            (7, STRUCT, [(1, I32, count), (2, I32, PLAIN)]),
+        ]
+    )
+
+
+def _encode(column: Column, present: np.ndarray):
+    """(dictionary page body and its count, or None; data bytes; data encoding)."""
+    if column.bits == 0:
+        words = [text.encode() for text in column.dictionary]
+        body = b"".join(struct.pack("<i", len(w)) + w for w in words)
+        return (body, len(words)), _codes(present, len(words) - 1), RLE_DICTIONARY
+    if column.bits == 1:
+        return None, [np.packbits(present, bitorder="little").tobytes()], PLAIN
+    plain = "<i8" if column.bits == 64 else "<i4"
+    unsigned = np.uint64 if column.bits == 64 else np.uint32
+    if len(present) and column.bits <= 32:
+        low, high = int(present.min()), int(present.max())
+        if high - low < len(present) // 2:  # few distinct values: a dictionary of the range
+            span = np.arange(low, high + 1, dtype=unsigned).view(plain).tobytes()
+            return (span, high - low + 1), _codes(present, high - low, low), RLE_DICTIONARY
+    return None, [present.astype(unsigned).view(plain).tobytes()], PLAIN
+
+
+def _codes(values: np.ndarray, largest: int, low: int = 0) -> list[bytes]:
+    """Dictionary codes (values - low, at most largest) as a data page's RLE_DICTIONARY."""
+    width = max(1, int(largest).bit_length())
+    return [bytes([width]), _hybrid(values, width, low)]
+
+
+def _hybrid(values: np.ndarray, width: int, low: int = 0) -> bytes:
+    out = np.empty(len(values) * 5 + 16, dtype=np.uint8)
+    return out[: _hybrid_into(values, np.uint64(low), width, out)].tobytes()
+
+
+@numba.njit(cache=True)
+def _same8(values, i):
+    if i + 8 > len(values):
+        return False
+    for k in range(i + 1, i + 8):  # noqa: SIM110 - numba compiles loops, not all(generator)
+        if values[k] != values[i]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _varint(out, pos, n):
+    while n >= 0x80:
+        out[pos] = (n & 0x7F) | 0x80
+        pos += 1
+        n >>= 7
+    out[pos] = n
+    return pos + 1
+
+
+@numba.njit(cache=True)
+def _hybrid_into(values, low, width, out):
+    """Parquet's RLE / bit-packing hybrid of values - low (width bits each) into out; returns
+    the length. Eight or more equal values in a row become one RLE run, the rest groups of
+    eight bit-packed values (the last group padded with zeros)."""
+    n, pos, i = len(values), 0, 0
+    value_bytes = (width + 7) // 8
+    while i < n:
+        if _same8(values, i):
+            value, j = values[i], i + 8
+            while j < n and values[j] == value:
+                j += 1
+            pos = _varint(out, pos, (j - i) << 1)
+            code = np.uint64(value) - low
+            for b in range(value_bytes):
+                out[pos] = (code >> np.uint64(8 * b)) & np.uint64(0xFF)
+                pos += 1
+            i = j
+            continue
+        start = i
+        while i < n and not _same8(values, i):
+            i += 8
+        groups = (i - start) // 8
+        pos = _varint(out, pos, (groups << 1) | 1)
+        acc, bits = np.uint64(0), 0
+        for k in range(start, start + 8 * groups):
+            value = np.uint64(values[k]) - low if k < n else np.uint64(0)
+            acc |= value << np.uint64(bits)
+            bits += width
+            while bits >= 8:
+                out[pos] = acc & np.uint64(0xFF)
+                pos += 1
+                acc >>= np.uint64(8)
+                bits -= 8
+    return pos
+
+
+# --- footer: Thrift compact protocol -----------------------------------------------------
+
+BOOL, I8, I16, I32, I64, BINARY, LIST, STRUCT = 1, 3, 4, 5, 6, 8, 9, 12  # compact type codes
+
+
+def _footer(columns: list[Column], chunks: list[dict], rows: int, arrow_schema: bytes) -> bytes:
+    schema = [[(3, I32, 0), (4, BINARY, "schema"), (5, I32, len(columns))]]
+    schema += [_schema_element(c) for c in columns]
+    chunk_structs = [_chunk_struct(c, meta) for c, meta in zip(columns, chunks, strict=True)]
+    total = sum(meta["size"] for meta in chunks)
+    row_group = [
+        (1, LIST, (STRUCT, chunk_structs)),
+        (2, I64, total),
+        (3, I64, rows),
+        (5, I64, chunks[0]["offset"]),
+        (6, I64, total),
+        (7, I16, 0),  # ordinal
+    ]
+    return _struct(
+        [
+            (1, I32, 2),
+            (2, LIST, (STRUCT, schema)),
+            (3, I64, rows),
+            (4, LIST, (STRUCT, [row_group])),
+            (5, LIST, (STRUCT, [[(1, BINARY, b"ARROW:schema"), (2, BINARY, arrow_schema)]])),
+            (6, BINARY, "sim part writer"),
+        ]
+    )
+
+
+def _schema_element(column: Column) -> list:
+    if column.bits == 0:
+        string = [(1, STRUCT, [])]
+        return [(1, I32, BYTE_ARRAY), (3, I32, OPTIONAL), (4, BINARY, column.name), (6, I32, UTF8),
+                (10, STRUCT, string)]  # fmt: skip
+    if column.bits == 1:
+        return [(1, I32, BOOLEAN), (3, I32, OPTIONAL), (4, BINARY, column.name)]
+    integer = [(10, STRUCT, [(1, I8, column.bits), (2, BOOL, False)])]
+    kind = INT64 if column.bits == 64 else INT32
+    return [(1, I32, kind), (3, I32, OPTIONAL), (4, BINARY, column.name),
+            (6, I32, UINT[column.bits]), (10, STRUCT, integer)]  # fmt: skip
+
+
+def _chunk_struct(column: Column, meta: dict) -> list:
+    kind = (
+        BYTE_ARRAY
+        if column.bits == 0
+        else BOOLEAN
+        if column.bits == 1
+        else INT64
+        if column.bits == 64
+        else INT32
+    )
+    metadata = [
+        (1, I32, kind),
+        (2, LIST, (I32, meta["encodings"])),
+        (3, LIST, (BINARY, [column.name])),
+        (4, I32, UNCOMPRESSED),
+        (5, I64, meta["values"]),
+        (6, I64, meta["size"]),
+        (7, I64, meta["size"]),
+        (9, I64, meta["data_offset"]),
+        (11, I64, meta["dictionary_offset"]),
+    ]
+    return [(2, I64, meta["offset"]), (3, STRUCT, metadata)]
+
+
+def _struct(fields: list) -> bytes:
+    """A Thrift compact-protocol struct of (field id, type, value) in increasing field id;
+    None values are left out."""
+    out, last = bytearray(), 0
+    for field_id, kind, value in fields:
+        if value is None:
+            continue
+        wire = (1 if value else 2) if kind == BOOL else kind
+        if 0 < field_id - last <= 15:
+            out.append((field_id - last) << 4 | wire)
+        else:
+            out.append(wire)
+            out += _uvarint(_zigzag(field_id))
+        last = field_id
+        if kind != BOOL:
+            out += _value(kind, value)
+    out.append(0)
+    return bytes(out)
+
+
+def _value(kind: int, value) -> bytes:
+    if kind == I8:
+        return bytes([value & 0xFF])
+    if kind in (I16, I32, I64):  # zigzag varints
+        return _uvarint(_zigzag(value))
+    if kind == BINARY:
+        data = value.encode() if isinstance(value, str) else value
+        return _uvarint(len(data)) + data
+    if kind == STRUCT:
+        return _struct(value)
+    element, items = value  # LIST
+    size = len(items)
+    header = bytes([size << 4 | element]) if size < 15 else bytes([0xF0 | element]) + _uvarint(size)
+    return header + b"".join(_value(element, item) for item in items)
+
+
+def _zigzag(n: int) -> int:
+    return (n << 1) ^ (n >> 63)
+
+
+def _uvarint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)

@@ -1,0 +1,32 @@
+"""The runner's part columns as pyarrow tables: the reference its Parquet writer is checked
+against (pyarrow writing the same columns itself)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from sim.runner.parquet import Column
+from sim.runner.tables import arrow_schema
+
+
+def to_arrow(table: str, columns: list[Column]) -> pa.Table:
+    """The same columns as an Arrow table of the table's schema: pyarrow's own reading of
+    them, for checking the part writer against."""
+    schema = arrow_schema(table)
+    arrays = []
+    for column, field in zip(columns, schema, strict=True):
+        mask = None if column.valid is None else ~column.valid
+        if column.bits == 0:
+            index = field.type.index_type
+            codes = np.asarray(column.values).astype(index.to_pandas_dtype())
+            arrays.append(
+                pa.DictionaryArray.from_arrays(
+                    pa.array(codes, type=index, mask=mask),
+                    pa.array(column.dictionary, pa.string()),
+                    ordered=field.type.ordered,
+                )
+            )
+        else:
+            arrays.append(pa.array(column.values, type=field.type, mask=mask))
+    return pa.Table.from_arrays(arrays, schema=schema)
