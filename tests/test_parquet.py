@@ -71,14 +71,15 @@ def test_duckdb_reads_the_same_rows(tmp_path):
 
 
 values_and_runs = st.lists(
-    st.tuples(st.integers(0, 2**17), st.integers(1, 20)), min_size=0, max_size=60
+    st.tuples(st.integers(0, 2**17), st.integers(1, 20)), min_size=0, max_size=80
 )
 
 
 @settings(max_examples=150, deadline=None)
 @given(runs=values_and_runs, nulls=st.integers(0, 3), bits=st.sampled_from([8, 16, 32]))
 def test_runs_bit_packing_and_nulls_round_trip(tmp_path_factory, runs, nulls, bits):
-    """Values in runs of every length around the encoder's groups of 8, with nulls."""
+    """Values in runs of every length around the encoder's groups of 8 and the delta
+    encoding's blocks of 128, with nulls."""
     values = np.array([v for v, n in runs for _ in range(n)], dtype=np.uint64)
     values = (values % (2**bits)).astype(np.uint32 if bits == 32 else np.uint16)
     rows = len(values)
@@ -87,12 +88,14 @@ def test_runs_bit_packing_and_nulls_round_trip(tmp_path_factory, runs, nulls, bi
         parquet.Column("n", values, bits=bits, valid=valid),
         parquet.Column("text", (values % 3).astype(np.uint8), dictionary=("a", "b", "c")),
         parquet.Column("flag", values % 2 == 1, bits=1, valid=~valid),
+        parquet.Column("delta", values.astype(np.uint32), bits=32, valid=valid, ascending=True),
     ]
     schema = pa.schema(
         [
             pa.field("n", pa.uint32() if bits == 32 else pa.uint16() if bits == 16 else pa.uint8()),
             pa.field("text", pa.dictionary(pa.uint8(), pa.string())),
             pa.field("flag", pa.bool_()),
+            pa.field("delta", pa.uint32()),
         ]
     )
     if bits == 8:
@@ -105,6 +108,7 @@ def test_runs_bit_packing_and_nulls_round_trip(tmp_path_factory, runs, nulls, bi
     assert back.column("text").to_pylist() == ["abc"[int(v) % 3] for v in values]
     flags = [bool(v % 2) if not ok else None for v, ok in zip(values, valid, strict=True)]
     assert back.column("flag").to_pylist() == flags
+    assert back.column("delta").to_pylist() == expected_n  # deltas of any sign, not only ascending
 
 
 def _serialized(schema: pa.Schema) -> bytes:

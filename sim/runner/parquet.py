@@ -15,6 +15,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import numba
 import numpy as np
@@ -24,22 +25,27 @@ BOOLEAN, INT32, INT64, BYTE_ARRAY = 0, 1, 2, 6
 OPTIONAL = 1
 UTF8 = 0
 UINT = {8: 11, 16: 12, 32: 13, 64: 14}  # ConvertedType UINT_8 ... UINT_64
-PLAIN, RLE, RLE_DICTIONARY = 0, 3, 8
+PLAIN, RLE, DELTA_BINARY_PACKED, RLE_DICTIONARY = 0, 3, 5, 8
 DATA_PAGE, DICTIONARY_PAGE = 0, 2
 UNCOMPRESSED = 0
 MAGIC = b"PAR1"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Column:
     """One column of a part. bits 0: `values` are codes into `dictionary` (text); bits 1:
-    booleans; 8, 16, 32 or 64: unsigned integers of that width. Null where `valid` is False."""
+    booleans; 8, 16, 32 or 64: unsigned integers of that width. Null where `valid` is False.
+
+    Columns are compared by identity: one Column object written into several parts (the
+    key columns every full chunk of a cell shares) is encoded once, so its arrays must not
+    change after it is first written."""
 
     name: str
     values: np.ndarray
     bits: int = 0
     dictionary: tuple[str, ...] = ()
     valid: np.ndarray | None = None
+    ascending: bool = False  # unique ascending integers (game numbers): stored as deltas
 
 
 def write(path: Path, columns: list[Column], arrow_schema: bytes) -> None:
@@ -64,6 +70,26 @@ def write(path: Path, columns: list[Column], arrow_schema: bytes) -> None:
 def _column_chunk(column: Column, offset: int) -> tuple[list[bytes], dict]:
     """The column's pages (a dictionary page when it has one, then its data page) and
     what the footer says about them."""
+    dictionary_pages, data_pages, encoding = _pages(column)
+    pages = [*dictionary_pages, *data_pages]
+    meta = {
+        "offset": offset,
+        "dictionary_offset": offset if dictionary_pages else None,
+        "data_offset": offset + sum(len(p) for p in dictionary_pages),
+        "size": sum(len(p) for p in pages),
+        "encodings": sorted({RLE, encoding} | ({PLAIN} if dictionary_pages else set())),
+        "values": len(column.values),
+    }
+    return pages, meta
+
+
+_ENCODED: WeakKeyDictionary[Column, tuple] = WeakKeyDictionary()
+
+
+def _pages(column: Column) -> tuple[list[bytes], list[bytes], int]:
+    """(dictionary page, or nothing; data page), each as header and body; data encoding."""
+    if column in _ENCODED:
+        return _ENCODED[column]
     rows = len(column.values)
     if column.valid is None:  # definition levels: one run of "present"
         present, levels = column.values, _uvarint(rows << 1) + b"\x01"
@@ -80,17 +106,12 @@ def _column_chunk(column: Column, offset: int) -> tuple[list[bytes], dict]:
             (5, STRUCT, [(1, I32, rows), (2, I32, encoding), (3, I32, RLE), (4, I32, RLE)]),
         ]
     )
-    pages, meta = [], {"offset": offset, "dictionary_offset": None}
+    dictionary_pages = []
     if dictionary is not None:
         values, count = dictionary
-        pages += [_dictionary_header(len(values), count), values]
-        meta["dictionary_offset"] = offset
-    meta["data_offset"] = offset + sum(len(p) for p in pages)
-    pages += [header, *payload]
-    meta["size"] = sum(len(p) for p in pages)
-    meta["encodings"] = [PLAIN, RLE] + ([RLE_DICTIONARY] if dictionary is not None else [])
-    meta["values"] = rows
-    return pages, meta
+        dictionary_pages = [_dictionary_header(len(values), count), values]
+    _ENCODED[column] = dictionary_pages, [header, *payload], encoding
+    return _ENCODED[column]
 
 
 def _dictionary_header(size: int, count: int) -> bytes:
@@ -114,7 +135,10 @@ def _encode(column: Column, present: np.ndarray):
         return None, [np.packbits(present, bitorder="little").tobytes()], PLAIN
     plain = "<i8" if column.bits == 64 else "<i4"
     unsigned = np.uint64 if column.bits == 64 else np.uint32
-    if len(present) and column.bits <= 32:
+    if len(present) > 1 and column.bits <= 32:
+        if column.ascending:
+            out = np.empty(len(present) * 5 + 64, dtype=np.uint8)
+            return None, [out[: _delta_into(present, out)].tobytes()], DELTA_BINARY_PACKED
         low, high = int(present.min()), int(present.max())
         if high - low < len(present) // 2:  # few distinct values: a dictionary of the range
             span = np.arange(low, high + 1, dtype=unsigned).view(plain).tobytes()
@@ -187,6 +211,54 @@ def _hybrid_into(values, low, width, out):
                 pos += 1
                 acc >>= np.uint64(8)
                 bits -= 8
+    return pos
+
+
+@numba.njit(cache=True)
+def _zigzag64(n):
+    return (n << 1) ^ (n >> 63)
+
+
+@numba.njit(cache=True)
+def _delta_into(values, out):
+    """DELTA_BINARY_PACKED of values (at least two) into out; returns the length. Blocks of
+    128 deltas, each stored less the block's smallest in four bit-packed miniblocks of 32."""
+    n = len(values)
+    pos = _varint(out, 0, 128)
+    pos = _varint(out, pos, 4)
+    pos = _varint(out, pos, n)
+    pos = _varint(out, pos, _zigzag64(np.int64(values[0])))
+    i = 1
+    while i < n:
+        stop = min(i + 128, n)
+        smallest = np.int64(values[i]) - np.int64(values[i - 1])
+        for k in range(i + 1, stop):
+            smallest = min(smallest, np.int64(values[k]) - np.int64(values[k - 1]))
+        pos = _varint(out, pos, _zigzag64(smallest))
+        widths, pos = pos, pos + 4
+        for m in range(4):
+            low, high = i + 32 * m, min(i + 32 * m + 32, stop)
+            out[widths + m] = 0
+            if low >= stop:
+                continue
+            largest = 0
+            for k in range(low, high):
+                largest = max(largest, np.int64(values[k]) - np.int64(values[k - 1]) - smallest)
+            width = 0
+            while largest >> width:
+                width += 1
+            out[widths + m] = width
+            acc, bits = np.uint64(0), 0
+            for k in range(low, low + 32):
+                delta = np.int64(values[k]) - np.int64(values[k - 1]) - smallest if k < high else 0
+                acc |= np.uint64(delta) << np.uint64(bits)
+                bits += width
+                while bits >= 8:
+                    out[pos] = acc & np.uint64(0xFF)
+                    pos += 1
+                    acc >>= np.uint64(8)
+                    bits -= 8
+        i = stop
     return pos
 
 

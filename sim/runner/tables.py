@@ -14,8 +14,9 @@ opens as it is in polars, pandas or DuckDB; cards_long() gives it with text as s
 from __future__ import annotations
 
 import io
-from functools import cache
+from functools import cache, lru_cache
 
+import numba
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -110,20 +111,13 @@ def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Colu
     """One row per game of a chunk (columns named as the games table promises)."""
     n = len(out)
     game = np.arange(start, start + n, dtype=np.uint32)
-    swapped = (game % 2 == 1) if swap else np.zeros(n, dtype=bool)
     tiebreak = out[:, eg.R_TIEBREAK_LINE].astype(np.uint8)
     end = out[:, eg.R_END]
+    config = cell.config
     columns = [
-        _constant("run_id", run_id, n),
-        _constant("config", cell.config.name, n),
-        _constant("config_hash", cell.config.hash, n),
-        _constant("rules_version", RULES_VERSION, n),
-        _constant("matchup", cell.matchup, n),
-        _either("first", swapped, (cell.a, cell.b)),
-        _either("second", swapped, (cell.b, cell.a)),
-        Column("swapped", swapped, bits=1),
-        Column("pair", game // 2, bits=32, valid=None if swap else np.zeros(n, dtype=bool)),
-        Column("game", game, bits=32),
+        *_game_keys(run_id, config.name, config.hash, cell.a, cell.b, n, swap, start % 2),
+        Column("pair", game // 2, 32, valid=None if swap else np.zeros(n, bool), ascending=True),
+        Column("game", game, bits=32, ascending=True),
         Column("seed", np.asarray(seeds, dtype=np.uint64), bits=64),
         Column("first_digit", out[:, eg.R_FIRST].astype(np.uint8), bits=8),
         _enum("winner", out[:, eg.R_WINNER], WINNER),
@@ -140,30 +134,72 @@ def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Colu
     return columns
 
 
-def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Column]:
-    """One row per game, seat and kind of the deck: how many were drawn, played, took effect.
+@lru_cache(maxsize=16)
+def _game_keys(run_id, config, config_hash, a, b, n, swap, odd) -> tuple[Column, ...]:
+    """The games columns that every full chunk of a cell shares (built and encoded once)."""
+    swapped = (np.arange(n) % 2 != odd) if swap else np.zeros(n, dtype=bool)
+    return (
+        _constant("run_id", run_id, n),
+        _constant("config", config, n),
+        _constant("config_hash", config_hash, n),
+        _constant("rules_version", RULES_VERSION, n),
+        _constant("matchup", f"{a},{b}", n),
+        _either("first", swapped, (a, b)),
+        _either("second", swapped, (b, a)),
+        Column("swapped", swapped, bits=1),
+    )
 
-    Built from the engine's [game, seat, kind, count] array by reshaping only: the rows
-    come out in that array's order, so no column needs sorting."""
+
+def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Column]:
+    """One row per game, seat and kind of the deck: how many were drawn, played, took effect,
+    in the order of the engine's [game, seat, kind, count] array."""
     kinds = np.unique(cell.config.kinds())
     n, k = len(cards), len(kinds)
+    game = np.repeat(np.arange(start, start + n, dtype=np.uint32), 2 * k)
+    config, matchup, seat, strategy, kind = _card_keys(
+        cell.config.name, cell.a, cell.b, tuple(kinds.tolist()), n, swap, start % 2
+    )
+    counts = _counts(cards, kinds)
+    return [
+        config,
+        matchup,
+        Column("game", game, bits=32),
+        seat,
+        strategy,
+        kind,
+        *(Column(name, counts[index], bits=8) for name, index in COUNTS.items()),
+    ]
+
+
+@lru_cache(maxsize=16)
+def _card_keys(config, a, b, kinds, n, swap, odd) -> tuple[Column, ...]:
+    """The cards columns that every full chunk of a cell shares (built and encoded once)."""
+    k = len(kinds)
     rows = n * 2 * k
-    game = np.arange(start, start + n, dtype=np.uint32)
-    swapped = (game % 2 == 1) if swap else np.zeros(n, dtype=bool)
+    swapped = (np.arange(n) % 2 != odd) if swap else np.zeros(n, dtype=bool)
     seat = np.tile(np.repeat(np.arange(2, dtype=np.uint8), k), n)
     b_seated = np.repeat(swapped, 2 * k) != (seat == 1)  # strategy B sits in this row's seat
-    columns = [
-        _constant("config", cell.config.name, rows),
-        _constant("matchup", cell.matchup, rows),
-        Column("game", np.repeat(game, 2 * k), bits=32),
+    return (
+        _constant("config", config, rows),
+        _constant("matchup", f"{a},{b}", rows),
         _enum("seat", seat, SEAT),
-        _either("strategy", b_seated, (cell.a, cell.b)),
-        _enum("kind", np.tile(kinds.astype(np.uint8), 2 * n), KIND),
-    ]
-    for name, count in COUNTS.items():
-        counts = np.ascontiguousarray(cards[:, :, kinds, count]).reshape(-1)
-        columns.append(Column(name, counts, bits=8))
-    return columns
+        _either("strategy", b_seated, (a, b)),
+        _enum("kind", np.tile(np.array(kinds, dtype=np.uint8), 2 * n), KIND),
+    )
+
+
+@numba.njit(cache=True)
+def _counts(cards, kinds):
+    """The [count, row] counts of the deck's kinds, rows in game, seat, kind order."""
+    out = np.empty((cards.shape[3], cards.shape[0] * 2 * len(kinds)), dtype=np.uint8)
+    row = 0
+    for game in range(cards.shape[0]):
+        for seat in range(2):
+            for kind in kinds:
+                for count in range(cards.shape[3]):
+                    out[count, row] = cards[game, seat, kind, count]
+                row += 1
+    return out
 
 
 def cards_long(cards: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame | pl.DataFrame:
