@@ -44,6 +44,7 @@ CHUNKS = [
     ("base", ("random", "greedy"), True),
     ("101", ("greedy", "greedy"), True),
     ("variants", ("random", "random"), False),
+    ("base-60", ("heuristic", "random"), True),
     ("base", ("random", "cpu(level=2)"), False),
 ]
 

@@ -7,12 +7,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:  # the parent never writes parts: its start-up stays free of numba
+    import polars as pl
 
-from sim.runner import parquet
-from sim.runner.parquet import Column
-from sim.runner.tables import serialized_schema
+    from sim.runner.parquet import Column
 
 MANIFEST = "manifest.json"
 GAMES, CARDS = "games", "cards"
@@ -42,6 +42,9 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
 
 def write_part(out: Path, table_name: str, chunk_name: str, columns: list[Column]) -> None:
     """A chunk's part file of one table (tables.games_columns or cards_columns)."""
+    from sim.runner import parquet
+    from sim.runner.tables import serialized_schema
+
     schema = serialized_schema(table_name)
     atomic_write(
         part_path(out, table_name, chunk_name),
