@@ -204,14 +204,22 @@ def _hybrid_into(values, low, width, out):
         acc, bits = np.uint64(0), 0
         for k in range(start, start + 8 * groups):
             value = np.uint64(values[k]) - low if k < n else np.uint64(0)
-            acc |= value << np.uint64(bits)
-            bits += width
-            while bits >= 8:
-                out[pos] = acc & np.uint64(0xFF)
-                pos += 1
-                acc >>= np.uint64(8)
-                bits -= 8
+            pos, acc, bits = _put_bits(out, pos, acc, bits, value, width)
     return pos
+
+
+@numba.njit(cache=True, inline="always")  # a call per value would cost 3x the encoding
+def _put_bits(out, pos, acc, bits, value, width):
+    """Append value's low `width` bits to a little-endian bit stream whose last `bits` bits
+    (not yet a whole byte) wait in acc; returns the new (pos, acc, bits)."""
+    acc |= np.uint64(value) << np.uint64(bits)
+    bits += width
+    while bits >= 8:
+        out[pos] = acc & np.uint64(0xFF)
+        pos += 1
+        acc >>= np.uint64(8)
+        bits -= 8
+    return pos, acc, bits
 
 
 @numba.njit(cache=True)
@@ -251,13 +259,7 @@ def _delta_into(values, out):
             acc, bits = np.uint64(0), 0
             for k in range(low, low + 32):
                 delta = np.int64(values[k]) - np.int64(values[k - 1]) - smallest if k < high else 0
-                acc |= np.uint64(delta) << np.uint64(bits)
-                bits += width
-                while bits >= 8:
-                    out[pos] = acc & np.uint64(0xFF)
-                    pos += 1
-                    acc >>= np.uint64(8)
-                    bits -= 8
+                pos, acc, bits = _put_bits(out, pos, acc, bits, delta, width)
         i = stop
     return pos
 
