@@ -236,31 +236,29 @@ def _delta_into(values, out):
     pos = _varint(out, pos, 4)
     pos = _varint(out, pos, n)
     pos = _varint(out, pos, _zigzag64(np.int64(values[0])))
-    i = 1
-    while i < n:
-        stop = min(i + 128, n)
-        smallest = np.int64(values[i]) - np.int64(values[i - 1])
-        for k in range(i + 1, stop):
-            smallest = min(smallest, np.int64(values[k]) - np.int64(values[k - 1]))
+    deltas = np.zeros(128, dtype=np.int64)
+    for block in range(1, n, 128):
+        count = min(128, n - block)
+        for k in range(count):
+            deltas[k] = np.int64(values[block + k]) - np.int64(values[block + k - 1])
+        smallest = deltas[:count].min()
         pos = _varint(out, pos, _zigzag64(smallest))
         widths, pos = pos, pos + 4
         for m in range(4):
-            low, high = i + 32 * m, min(i + 32 * m + 32, stop)
             out[widths + m] = 0
-            if low >= stop:
+            if 32 * m >= count:
                 continue
-            largest = 0
-            for k in range(low, high):
-                largest = max(largest, np.int64(values[k]) - np.int64(values[k - 1]) - smallest)
+            largest = deltas[32 * m : min(32 * m + 32, count)].max() - smallest
             width = 0
             while largest >> width:
                 width += 1
             out[widths + m] = width
+            if width == 0:  # every delta equals the smallest (game numbers: all 1)
+                continue
             acc, bits = np.uint64(0), 0
-            for k in range(low, low + 32):
-                delta = np.int64(values[k]) - np.int64(values[k - 1]) - smallest if k < high else 0
+            for k in range(32 * m, 32 * m + 32):
+                delta = deltas[k] - smallest if k < count else 0
                 pos, acc, bits = _put_bits(out, pos, acc, bits, delta, width)
-        i = stop
     return pos
 
 
