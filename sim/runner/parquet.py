@@ -4,10 +4,10 @@ row group, one page per column, no compression.
 Why not pyarrow's writer: at ~400,000 games/s per core its general-purpose encoding took
 ~100 ms per 100,000-game chunk against ~250 ms of playing. Part columns are dictionary
 codes and small unsigned integers, which this writer encodes in a few milliseconds with
-the format's own compact encodings (RLE runs, bit-packing, deltas for game numbers). The files are standard
-Parquet (PLAIN, RLE, RLE_DICTIONARY and DELTA_BINARY_PACKED encodings) carrying the Arrow
-schema, so pyarrow, polars, pandas and DuckDB read them with the usual types, enums
-included. Field numbers below follow parquet.thrift.
+the format's own compact encodings (RLE runs, bit-packing, deltas for game numbers). The
+files are standard Parquet (PLAIN, RLE, RLE_DICTIONARY and DELTA_BINARY_PACKED pages)
+carrying the Arrow schema, so pyarrow, polars, pandas and DuckDB read them with the usual
+types, enums included. Field numbers below follow parquet.thrift.
 """
 
 from __future__ import annotations
