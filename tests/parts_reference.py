@@ -16,6 +16,7 @@ def to_arrow(table: str, columns: list[Column]) -> pa.Table:
     schema = arrow_schema(table)
     arrays = []
     for column, field in zip(columns, schema, strict=True):
+        assert column.name == field.name, "the columns are in the table schema's order"
         mask = None if column.valid is None else ~column.valid
         if column.bits == 0:
             index = field.type.index_type
