@@ -116,3 +116,12 @@ def _serialized(schema: pa.Schema) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(schema.empty_table(), sink)
     return pq.read_metadata(pa.BufferReader(sink.getvalue())).metadata[b"ARROW:schema"]
+
+
+def test_columns_of_different_lengths_are_refused(tmp_path):
+    columns = [
+        parquet.Column("a", np.zeros(3, np.uint8), bits=8),
+        parquet.Column("b", np.zeros(2, np.uint8), bits=8),
+    ]
+    with pytest.raises(ValueError, match="one length"):
+        parquet.write(tmp_path / "x.parquet", columns, b"")

@@ -52,6 +52,10 @@ def write(path: Path, columns: list[Column], arrow_schema: bytes) -> None:
     """Write the columns (all of one length) as a Parquet file at path, with the serialized
     Arrow schema that tells readers the exact types (ARROW:schema, as pyarrow writes it)."""
     rows = len(columns[0].values)
+    lengths = {len(c.values) for c in columns}
+    lengths |= {len(c.valid) for c in columns if c.valid is not None}
+    if lengths != {rows}:
+        raise ValueError(f"columns of one part must have one length; the first has {rows}")
     blocks, chunks, offset = [MAGIC], [], len(MAGIC)
     for column in columns:
         pages, meta = _column_chunk(column, offset)
