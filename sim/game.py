@@ -80,17 +80,19 @@ def play_matchup(
     swapped=None,
     cpu_level: int = 0,
     state=None,
+    buffers=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play strategies A and B (specs) once per seed: in the compiled loop when both are
-    built-ins, else in the Python loop; the same result rows and card counts either way."""
+    built-ins, else in the Python loop; the same result rows and card counts either way.
+    buffers: zeroed result_buffers to fill (a worker reuses its own), else new ones."""
     from sim import players, python_loop
 
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
     if players.compiled(a, b):
         codes, limits = players.policy_codes(a, b), players.budgets(a, b)
-        return play_batch(config, seeds, state, cpu_level, flags, None, codes, limits)
-    out, cards = result_buffers(len(seeds))
+        return play_batch(config, seeds, state, cpu_level, flags, buffers, codes, limits)
+    out, cards = result_buffers(len(seeds)) if buffers is None else buffers
     seat_a, seat_b = players.seat(a), players.seat(b)
     python_loop.play_games(config, seat_a, seat_b, seeds, flags, cpu_level, out, cards)
     return out, cards

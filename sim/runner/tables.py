@@ -223,17 +223,20 @@ def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
     winner and outcome as the engine writes them, tiebreak_line 0 for none, end reason code
     (0 for none), swapped flags. Additive: a run's counts are the sums of its chunks'."""
     winner = np.asarray(winner)
-    first_won, second_won = winner == eg.WIN_FIRST, winner == eg.WIN_SECOND
+    by_seat = np.bincount(winner, minlength=3)  # indexed by the engine's winner codes
+    swapped_wins = np.bincount(winner[swapped], minlength=3)
+    first, second = by_seat[eg.WIN_FIRST], by_seat[eg.WIN_SECOND]
+    first_swapped, second_swapped = swapped_wins[eg.WIN_FIRST], swapped_wins[eg.WIN_SECOND]
     wins = {
         "config": cell.config.name,
         "config_hash": cell.config.hash,
         "matchup": cell.matchup,
         "games": len(winner),
-        "first_wins": int(first_won.sum()),
-        "second_wins": int(second_won.sum()),
-        "draws": int((winner == eg.DRAW).sum()),
-        "a_wins": int((first_won & ~swapped).sum() + (second_won & swapped).sum()),
-        "b_wins": int((second_won & ~swapped).sum() + (first_won & swapped).sum()),
+        "first_wins": int(first),
+        "second_wins": int(second),
+        "draws": int(by_seat[eg.DRAW]),
+        "a_wins": int(first - first_swapped + second_swapped),
+        "b_wins": int(second - second_swapped + first_swapped),
     }
     key = (cell.config.name, cell.matchup)
     ties = []
@@ -243,10 +246,11 @@ def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
             ties.append((*key, "outcome", outcomes[code], None, int(count)))
     seats = WINNER.categories.to_list()
     decided = outcome == outcomes.index("tiebreak")
-    pairs = tiebreak_line[decided].astype(np.int64) * 4 + winner[decided]
-    for pair, count in zip(*np.unique(pairs, return_counts=True), strict=True):
+    pairs = np.bincount(tiebreak_line[decided].astype(np.int64) * 4 + winner[decided])
+    for pair in np.flatnonzero(pairs):
         line, seat = divmod(int(pair), 4)
-        ties.append((*key, "tiebreak_line", str(line) if line else None, seats[seat], int(count)))
+        count = int(pairs[pair])
+        ties.append((*key, "tiebreak_line", str(line) if line else None, seats[seat], count))
     ends = END_REASON.categories.to_list()
     for code, count in enumerate(np.bincount(end, minlength=len(ends) + 1)):
         if count:
