@@ -13,6 +13,7 @@ types, enums included. Field numbers below follow parquet.thrift.
 from __future__ import annotations
 
 import struct
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from weakref import WeakKeyDictionary
@@ -141,7 +142,7 @@ def _encode(column: Column, present: np.ndarray):
     unsigned = np.uint64 if column.bits == 64 else np.uint32
     if len(present) > 1 and column.bits <= 32:
         if column.ascending:
-            out = np.empty(len(present) * 5 + 64, dtype=np.uint8)
+            out = _scratch(len(present) * 5 + 64)
             return None, [out[: _delta_into(present, out)].tobytes()], DELTA_BINARY_PACKED
         low, high = int(present.min()), int(present.max())
         if high - low < len(present) // 2:  # few distinct values: a dictionary of the range
@@ -157,8 +158,20 @@ def _codes(values: np.ndarray, largest: int, low: int = 0) -> list[bytes]:
 
 
 def _hybrid(values: np.ndarray, width: int, low: int = 0) -> bytes:
-    out = np.empty(len(values) * 5 + 16, dtype=np.uint8)
+    out = _scratch(len(values) * 5 + 16)
     return out[: _hybrid_into(values, np.uint64(low), width, out)].tobytes()
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(size: int) -> np.ndarray:
+    """This thread's byte buffer of at least size, reused by every column it encodes (a
+    fresh one costs a page fault every 4 KiB of the encoding)."""
+    buffer = getattr(_SCRATCH, "buffer", None)
+    if buffer is None or len(buffer) < size:
+        buffer = _SCRATCH.buffer = np.empty(size, dtype=np.uint8)
+    return buffer
 
 
 @numba.njit(cache=True)
