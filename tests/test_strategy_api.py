@@ -212,7 +212,8 @@ def test_show_replays_a_python_strategy_game_and_reports_its_failure():
 def test_winrates_split_match_ups_only_at_the_top_level_comma():
     from types import SimpleNamespace
 
-    from sim.runner.tables import count_games, winrates
+    from sim.runner.summaries import winrates
+    from sim.runner.tables import count_games
 
     a, b = spec("Weighted") + "(weight=1,label='z')", "random"
     cell = SimpleNamespace(config=BASE, matchup=f"{a},{b}", a=a, b=b, swap=False)

@@ -192,19 +192,21 @@ def _save(manifest: dict, out: Path) -> None:
 def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict]) -> None:
     """Summaries from every chunk's counts (those the workers sent, or counted from the part
     on disk for chunks an earlier invocation played); only then is the run complete."""
-    from sim.runner import tables
+    from sim.runner import summaries
 
     try:
-        every = [
-            counts[c.name]
-            if c.name in counts
-            else tables.count_part(c.cell, storage.part_path(out, storage.GAMES, c.name))
-            for c in chunks
-        ]
-        storage.write_parquet(tables.winrates(every), out / "winrates.parquet")
-        storage.write_parquet(tables.tiebreaks(every), out / "tiebreaks.parquet")
+        every = [counts[c.name] if c.name in counts else _count_part(out, c) for c in chunks]
+        storage.write_parquet(summaries.winrates(every), out / "winrates.parquet")
+        storage.write_parquet(summaries.tiebreaks(every), out / "tiebreaks.parquet")
     except OSError as exc:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
     manifest["status"] = "complete"
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     _save(manifest, out)
+
+
+def _count_part(out: Path, chunk) -> dict:
+    """count_games of a chunk an earlier invocation played, from its games part."""
+    from sim.runner import tables
+
+    return tables.count_part(chunk.cell, storage.part_path(out, storage.GAMES, chunk.name))

@@ -213,13 +213,10 @@ TEXT_COLUMNS = ["config", "matchup", "seat", "strategy", "kind"]
 
 # --- summaries: additive counts per chunk, summed over the run -----------------------------
 
-WIN_KEYS = ["config", "config_hash", "matchup"]
-WIN_COUNTS = ["games", "first_wins", "second_wins", "draws", "a_wins", "b_wins"]
-TIE_KEYS = ["config", "matchup", "category", "value", "seat"]
-
 
 def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
-    """A chunk's win counts (one row) and tie-break counts (long rows), from its engine codes:
+    """A chunk's win counts (one row of summaries.WIN_KEYS and WIN_COUNTS) and tie-break
+    counts (long rows of summaries.TIE_KEYS and a count), from its engine codes:
     winner and outcome as the engine writes them, tiebreak_line 0 for none, end reason code
     (0 for none), swapped flags. Additive: a run's counts are the sums of its chunks'."""
     winner = np.asarray(winner)
@@ -270,51 +267,4 @@ def count_part(cell, path) -> dict:
         games["tiebreak_line"].fill_null(0).to_numpy(),
         (games["end_reason"].to_physical().cast(pl.Int64) + 1).fill_null(0).to_numpy(),
         games["swapped"].to_numpy(),
-    )
-
-
-def winrates(counts: list[dict]) -> pl.DataFrame:
-    """Summed win counts with rates and Wilson 95% intervals, by seat and by strategy."""
-    from sim.players import split_top_level
-    from sim.stats import wilson
-
-    schema = {key: pl.String for key in WIN_KEYS} | dict.fromkeys(WIN_COUNTS, pl.UInt32)
-    rows = pl.DataFrame([c["wins"] for c in counts], schema=schema, orient="row")
-    table = rows.group_by(WIN_KEYS).agg(pl.all().sum()).sort("config", "matchup")
-    a, b = (
-        zip(*(split_top_level(m) for m in table["matchup"]), strict=True)
-        if len(table)
-        else ((), ())
-    )
-    table = table.with_columns(pl.Series("a", a, pl.String), pl.Series("b", b, pl.String))
-    for who in ("first", "second", "a", "b"):
-        table = _with_rate(table, who, f"{who}_wins", wilson)
-    return _with_rate(table, "draw", "draws", wilson)
-
-
-def _with_rate(table: pl.DataFrame, name: str, count: str, wilson) -> pl.DataFrame:
-    intervals = [wilson(int(k), int(n)) for k, n in zip(table[count], table["games"], strict=True)]
-    return table.with_columns(
-        (pl.col(count) / pl.col("games")).alias(f"{name}_rate"),
-        pl.Series(f"{name}_low", [lo for lo, _ in intervals], dtype=pl.Float64),
-        pl.Series(f"{name}_high", [hi for _, hi in intervals], dtype=pl.Float64),
-    )
-
-
-def tiebreaks(counts: list[dict]) -> pl.DataFrame:
-    """Summed long counts of outcomes, deciding lines by winning seat, and end reasons, with
-    each one's share of its config and match-up's games."""
-    schema = {key: pl.String for key in TIE_KEYS} | {"count": pl.UInt32}
-    rows = pl.DataFrame([r for c in counts for r in c["ties"]], schema=schema, orient="row")
-    summed = rows.group_by(TIE_KEYS).agg(pl.col("count").sum())
-    totals = (
-        summed.filter(pl.col("category") == "outcome")
-        .group_by("config", "matchup")
-        .agg(pl.col("count").sum().alias("games"))
-    )
-    return (
-        summed.join(totals, on=["config", "matchup"])
-        .with_columns((pl.col("count") / pl.col("games")).alias("share"))
-        .drop("games")
-        .sort(*TIE_KEYS, nulls_last=True)
     )
