@@ -15,6 +15,7 @@ from __future__ import annotations
 import struct
 import threading
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
@@ -218,11 +219,27 @@ def _hybrid_into(values, low, width, out):
             i += 8
         groups = (i - start) // 8
         pos = _varint(out, pos, (groups << 1) | 1)
+        if width <= 8:  # eight values fill exactly `width` bytes of one 64-bit word
+            for group in range(start, start + 8 * groups, 8):
+                pos = _pack8(values, group, low, width, out, pos)
+            continue
         acc, bits = np.uint64(0), 0
         for k in range(start, start + 8 * groups):
             value = np.uint64(values[k]) - low if k < n else np.uint64(0)
             pos, acc, bits = _put_bits(out, pos, acc, bits, value, width)
     return pos
+
+
+@numba.njit(cache=True, inline="always")
+def _pack8(values, start, low, width, out, pos):
+    """Bit-pack values[start:start + 8] - low (zeros past the end), width <= 8 bits each."""
+    word = np.uint64(0)
+    for j in range(8):
+        if start + j < len(values):
+            word |= (np.uint64(values[start + j]) - low) << np.uint64(j * width)
+    for b in range(width):
+        out[pos + b] = (word >> np.uint64(8 * b)) & np.uint64(0xFF)
+    return pos + width
 
 
 @numba.njit(cache=True, inline="always")  # a call per value would cost 3x the encoding
@@ -286,7 +303,7 @@ BOOL, I8, I16, I32, I64, BINARY, LIST, STRUCT = 1, 3, 4, 5, 6, 8, 9, 12  # compa
 
 def _footer(columns: list[Column], chunks: list[dict], rows: int, arrow_schema: bytes) -> bytes:
     schema = [[(3, I32, 0), (4, BINARY, "schema"), (5, I32, len(columns))]]
-    schema += [_schema_element(c) for c in columns]
+    schema += [_schema_element(c.name, c.bits) for c in columns]
     chunk_structs = [_chunk_struct(c, meta) for c, meta in zip(columns, chunks, strict=True)]
     total = sum(meta["size"] for meta in chunks)
     row_group = [
@@ -309,17 +326,21 @@ def _footer(columns: list[Column], chunks: list[dict], rows: int, arrow_schema: 
     )
 
 
-def _schema_element(column: Column) -> list:
-    if column.bits == 0:
+@cache
+def _schema_element(name: str, bits: int) -> bytes:
+    """A column's SchemaElement, encoded (the same in every part of a table)."""
+    if bits == 0:
         string = [(1, STRUCT, [])]
-        return [(1, I32, BYTE_ARRAY), (3, I32, OPTIONAL), (4, BINARY, column.name), (6, I32, UTF8),
-                (10, STRUCT, string)]  # fmt: skip
-    if column.bits == 1:
-        return [(1, I32, BOOLEAN), (3, I32, OPTIONAL), (4, BINARY, column.name)]
-    integer = [(10, STRUCT, [(1, I8, column.bits), (2, BOOL, False)])]
-    kind = INT64 if column.bits == 64 else INT32
-    return [(1, I32, kind), (3, I32, OPTIONAL), (4, BINARY, column.name),
-            (6, I32, UINT[column.bits]), (10, STRUCT, integer)]  # fmt: skip
+        fields = [(1, I32, BYTE_ARRAY), (3, I32, OPTIONAL), (4, BINARY, name), (6, I32, UTF8),
+                  (10, STRUCT, string)]  # fmt: skip
+    elif bits == 1:
+        fields = [(1, I32, BOOLEAN), (3, I32, OPTIONAL), (4, BINARY, name)]
+    else:
+        integer = [(10, STRUCT, [(1, I8, bits), (2, BOOL, False)])]
+        kind = INT64 if bits == 64 else INT32
+        fields = [(1, I32, kind), (3, I32, OPTIONAL), (4, BINARY, name),
+                  (6, I32, UINT[bits]), (10, STRUCT, integer)]  # fmt: skip
+    return _struct(fields)
 
 
 def _chunk_struct(column: Column, meta: dict) -> list:
@@ -374,8 +395,8 @@ def _value(kind: int, value) -> bytes:
     if kind == BINARY:
         data = value.encode() if isinstance(value, str) else value
         return _uvarint(len(data)) + data
-    if kind == STRUCT:
-        return _struct(value)
+    if kind == STRUCT:  # its fields, or already encoded
+        return value if isinstance(value, bytes) else _struct(value)
     element, items = value  # LIST
     size = len(items)
     header = bytes([size << 4 | element]) if size < 15 else bytes([0xF0 | element]) + _uvarint(size)
