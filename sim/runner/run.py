@@ -49,8 +49,8 @@ def execute(
     todo = [c for c in chunks if not storage.chunk_done(out, c.name)]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
     keys = {cell.index: cell_key(plan.seed, cell.matchup) for cell in plan.cells()}
-    source = plan.params()["sim_source"]
-    tasks = [Task(str(out), plan.run_id, c, keys[c.cell.index], c.cell.swap, source) for c in todo]
+    run_id, source = plan.run_id, plan.params()["sim_source"]
+    tasks = [Task(str(out), run_id, c, keys[c.cell.index], c.cell.swap, source) for c in todo]
     state = {"done": skipped, "last_write": 0.0}
     counts: dict[str, dict] = {}  # chunk name -> its summary counts, as chunks finish
     if progress:

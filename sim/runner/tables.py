@@ -57,7 +57,6 @@ GAMES_TYPES: dict[str, pl.DataType] = {
     "score_second": pl.UInt16(),
     **dict.fromkeys(LINE_COLUMNS, SEAT),
 }
-GAMES_COLUMNS = list(GAMES_TYPES)
 
 CARDS_TYPES: dict[str, pl.DataType] = {
     "config": pl.Categorical(),
@@ -70,7 +69,6 @@ CARDS_TYPES: dict[str, pl.DataType] = {
     "played": pl.UInt8(),
     "took_effect": pl.UInt8(),
 }
-CARDS_COLUMNS = list(CARDS_TYPES)
 COUNTS = {"drawn": eg.C_DRAWN, "played": eg.C_PLAYED, "took_effect": eg.C_EFFECT}
 
 
@@ -115,7 +113,9 @@ def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Colu
     end = out[:, eg.R_END]
     config = cell.config
     columns = [
-        *_game_keys(run_id, config.name, config.hash, cell.a, cell.b, n, swap, start % 2),
+        *_game_keys(
+            run_id, config.name, config.hash, cell.matchup, cell.a, cell.b, n, swap, start % 2
+        ),
         Column("pair", game // 2, 32, valid=None if swap else np.zeros(n, bool), ascending=True),
         Column("game", game, bits=32, ascending=True),
         Column("seed", np.asarray(seeds, dtype=np.uint64), bits=64),
@@ -135,7 +135,7 @@ def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Colu
 
 
 @lru_cache(maxsize=16)
-def _game_keys(run_id, config, config_hash, a, b, n, swap, odd) -> tuple[Column, ...]:
+def _game_keys(run_id, config, config_hash, matchup, a, b, n, swap, odd) -> tuple[Column, ...]:
     """The games columns that every full chunk of a cell shares (built and encoded once)."""
     swapped = (np.arange(n) % 2 != odd) if swap else np.zeros(n, dtype=bool)
     return (
@@ -143,7 +143,7 @@ def _game_keys(run_id, config, config_hash, a, b, n, swap, odd) -> tuple[Column,
         _constant("config", config, n),
         _constant("config_hash", config_hash, n),
         _constant("rules_version", RULES_VERSION, n),
-        _constant("matchup", f"{a},{b}", n),
+        _constant("matchup", matchup, n),
         _either("first", swapped, (a, b)),
         _either("second", swapped, (b, a)),
         Column("swapped", swapped, bits=1),
@@ -157,7 +157,7 @@ def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Colum
     n, k = len(cards), len(kinds)
     game = np.repeat(np.arange(start, start + n, dtype=np.uint32), 2 * k)
     config, matchup, seat, strategy, kind = _card_keys(
-        cell.config.name, cell.a, cell.b, tuple(kinds.tolist()), n, swap, start % 2
+        cell.config.name, cell.matchup, cell.a, cell.b, tuple(kinds.tolist()), n, swap, start % 2
     )
     counts = _counts(cards, kinds)
     return [
@@ -172,7 +172,7 @@ def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Colum
 
 
 @lru_cache(maxsize=16)
-def _card_keys(config, a, b, kinds, n, swap, odd) -> tuple[Column, ...]:
+def _card_keys(config, matchup, a, b, kinds, n, swap, odd) -> tuple[Column, ...]:
     """The cards columns that every full chunk of a cell shares (built and encoded once)."""
     k = len(kinds)
     rows = n * 2 * k
@@ -181,7 +181,7 @@ def _card_keys(config, a, b, kinds, n, swap, odd) -> tuple[Column, ...]:
     b_seated = np.repeat(swapped, 2 * k) != (seat == 1)  # strategy B sits in this row's seat
     return (
         _constant("config", config, rows),
-        _constant("matchup", f"{a},{b}", rows),
+        _constant("matchup", matchup, rows),
         _enum("seat", seat, SEAT),
         _either("strategy", b_seated, (a, b)),
         _enum("kind", np.tile(np.array(kinds, dtype=np.uint8), 2 * n), KIND),
