@@ -112,6 +112,29 @@ def test_runs_bit_packing_and_nulls_round_trip(tmp_path_factory, runs, nulls, bi
     assert back.column("delta").to_pylist() == expected_n  # deltas of any sign, not only ascending
 
 
+@pytest.mark.parametrize("width", [1, 3, 8])
+def test_long_bit_packed_stretches_and_ragged_ends_round_trip(tmp_path, width):
+    """Thousands of values with no run of eight (several bit-packed runs of at most 63
+    groups each), then runs landing on and off the groups of eight, then a ragged end."""
+    rng = np.random.default_rng(width)
+    stretch = np.arange(5000) % (2**width)  # never eight equal values in a row
+    if width > 1:
+        stretch = (stretch + rng.integers(0, 2, 5000)) % (2**width)
+    runs = np.repeat(rng.integers(0, 2**width, 40), rng.integers(1, 30, 40))
+    values = np.concatenate([stretch, runs, stretch[:13]]).astype(np.uint8)
+    valid = rng.random(len(values)) < 0.7
+    columns = [
+        parquet.Column("n", values, bits=8),
+        parquet.Column("m", values, bits=8, valid=valid),
+    ]
+    schema = pa.schema([pa.field("n", pa.uint8()), pa.field("m", pa.uint8())])
+    parquet.write(tmp_path / "x.parquet", columns, _serialized(schema))
+    back = pq.read_table(tmp_path / "x.parquet")
+    assert back.column("n").to_pylist() == values.tolist()
+    expected = [int(v) if ok else None for v, ok in zip(values, valid, strict=True)]
+    assert back.column("m").to_pylist() == expected
+
+
 def _serialized(schema: pa.Schema) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(schema.empty_table(), sink)
