@@ -17,10 +17,11 @@ def to_arrow(table: str, columns: list[Column]) -> pa.Table:
     arrays = []
     for column, field in zip(columns, schema, strict=True):
         assert column.name == field.name, "the columns are in the table schema's order"
-        mask = None if column.valid is None else ~column.valid
+        values = np.repeat(column.values, column.repeat)
+        mask = None if column.valid is None else np.repeat(~column.valid, column.repeat)
         if column.bits == 0:
             index = field.type.index_type
-            codes = np.asarray(column.values).astype(index.to_pandas_dtype())
+            codes = values.astype(index.to_pandas_dtype())
             arrays.append(
                 pa.DictionaryArray.from_arrays(
                     pa.array(codes, type=index, mask=mask),
@@ -29,5 +30,5 @@ def to_arrow(table: str, columns: list[Column]) -> pa.Table:
                 )
             )
         else:
-            arrays.append(pa.array(column.values, type=field.type, mask=mask))
+            arrays.append(pa.array(values, type=field.type, mask=mask))
     return pa.Table.from_arrays(arrays, schema=schema)

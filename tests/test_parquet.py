@@ -112,6 +112,45 @@ def test_runs_bit_packing_and_nulls_round_trip(tmp_path_factory, runs, nulls, bi
     assert back.column("delta").to_pylist() == expected_n  # deltas of any sign, not only ascending
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(st.integers(0, 2**17), min_size=1, max_size=60),
+    repeat=st.integers(1, 30),
+    nulls=st.booleans(),
+)
+def test_repeated_values_round_trip(tmp_path_factory, values, repeat, nulls):
+    """Each value standing for `repeat` rows (the cards table's game numbers), in every
+    encoding the writer may pick for it."""
+    values = np.array(values, dtype=np.uint32)
+    valid = np.arange(len(values)) % 3 != 1 if nulls else None
+    rows = len(values) * repeat
+    columns = [
+        parquet.Column("wide", values, bits=32, valid=valid, repeat=repeat),
+        parquet.Column("narrow", (values % 5).astype(np.uint8), bits=8, repeat=repeat),
+        parquet.Column("up", np.sort(values), bits=32, ascending=True, repeat=repeat),
+        parquet.Column("flag", values % 2 == 1, bits=1, repeat=repeat),
+        parquet.Column("text", (values % 2).astype(np.uint8), dictionary=("x", "y"), repeat=repeat),
+        parquet.Column("row", np.arange(rows, dtype=np.uint32), bits=32),
+    ]
+    schema = pa.schema(
+        [("wide", pa.uint32()), ("narrow", pa.uint8()), ("up", pa.uint32()),
+         ("flag", pa.bool_()), ("text", pa.dictionary(pa.uint8(), pa.string())),
+         ("row", pa.uint32())]
+    )  # fmt: skip
+    path = tmp_path_factory.mktemp("rep") / "x.parquet"
+    parquet.write(path, columns, _serialized(schema))
+    back = pq.read_table(path)
+    every = np.repeat(values, repeat).tolist()
+    shown = np.repeat(valid, repeat) if nulls else np.ones(rows, bool)
+    expected = [v if ok else None for v, ok in zip(every, shown, strict=True)]
+    assert back.column("wide").to_pylist() == expected
+    assert back.column("narrow").to_pylist() == [v % 5 for v in every]
+    assert back.column("up").to_pylist() == np.repeat(np.sort(values), repeat).tolist()
+    assert back.column("flag").to_pylist() == [v % 2 == 1 for v in every]
+    assert back.column("text").to_pylist() == ["xy"[v % 2] for v in every]
+    assert back.column("row").to_pylist() == list(range(rows))
+
+
 @pytest.mark.parametrize("width", [1, 3, 8])
 def test_long_bit_packed_stretches_and_ragged_ends_round_trip(tmp_path, width):
     """Thousands of values with no run of eight (several bit-packed runs of at most 63

@@ -38,6 +38,9 @@ class Column:
     """One column of a part. bits 0: `values` are codes into `dictionary` (text); bits 1:
     booleans; 8, 16, 32 or 64: unsigned integers of that width. Null where `valid` is False.
 
+    Each value stands for `repeat` consecutive rows (a game's number on each of its cards
+    rows), written as runs without repeating it in memory; `valid` is per value.
+
     Columns are compared by identity: one Column object written into several parts (the
     key columns every full chunk of a cell shares) is encoded once, so its arrays must not
     change after it is first written."""
@@ -48,14 +51,19 @@ class Column:
     dictionary: tuple[str, ...] = ()
     valid: np.ndarray | None = None
     ascending: bool = False  # unique ascending integers (game numbers): stored as deltas
+    repeat: int = 1
+
+    @property
+    def rows(self) -> int:
+        return len(self.values) * self.repeat
 
 
 def write(path: Path, columns: list[Column], arrow_schema: bytes) -> None:
     """Write the columns (all of one length) as a Parquet file at path, with the serialized
     Arrow schema that tells readers the exact types (ARROW:schema, as pyarrow writes it)."""
-    rows = len(columns[0].values)
-    lengths = {len(c.values) for c in columns}
-    lengths |= {len(c.valid) for c in columns if c.valid is not None}
+    rows = columns[0].rows
+    lengths = {c.rows for c in columns}
+    lengths |= {len(c.valid) * c.repeat for c in columns if c.valid is not None}
     if lengths != {rows}:
         raise ValueError(f"columns of one part must have one length; the first has {rows}")
     blocks, chunks, offset = [MAGIC], [], len(MAGIC)
@@ -84,7 +92,7 @@ def _column_chunk(column: Column, offset: int) -> tuple[list[bytes], dict]:
         "data_offset": offset + sum(len(p) for p in dictionary_pages),
         "size": sum(len(p) for p in pages),
         "encodings": sorted({RLE, encoding} | ({PLAIN} if dictionary_pages else set())),
-        "values": len(column.values),
+        "values": column.rows,
     }
     return pages, meta
 
@@ -96,12 +104,12 @@ def _pages(column: Column) -> tuple[list[bytes], list[bytes], int]:
     """(dictionary page, or nothing; data page), each as header and body; data encoding."""
     if column in _ENCODED:
         return _ENCODED[column]
-    rows = len(column.values)
+    rows = column.rows
     if column.valid is None:  # definition levels: one run of "present"
         present, levels = column.values, _uvarint(rows << 1) + b"\x01"
     else:
         present = _present(column.values, column.valid)
-        levels = _hybrid(column.valid.view(np.uint8), 1)
+        levels = _hybrid(column.valid.view(np.uint8), 1, repeat=column.repeat)
     dictionary, data, encoding = _encode(column, present)
     payload = [struct.pack("<i", len(levels)), levels, *data]
     size = sum(len(p) for p in payload)
@@ -137,29 +145,39 @@ def _encode(column: Column, present: np.ndarray):
     if column.bits == 0:
         words = [text.encode() for text in column.dictionary]
         body = b"".join(struct.pack("<i", len(w)) + w for w in words)
-        return (body, len(words)), _codes(present, len(words) - 1), RLE_DICTIONARY
+        codes = _codes(present, len(words) - 1, repeat=column.repeat)
+        return (body, len(words)), codes, RLE_DICTIONARY
+    repeat = column.repeat
     if column.bits == 1:
+        present = np.repeat(present, repeat)
         return None, [np.packbits(present, bitorder="little").tobytes()], PLAIN
     plain = "<i8" if column.bits == 64 else "<i4"
     unsigned = np.uint64 if column.bits == 64 else np.uint32
     if len(present) > 1 and column.bits <= 32:
         if column.ascending:
+            present = np.repeat(present, repeat)
             out = _scratch(len(present) * 5 + 64)
             return None, [out[: _delta_into(present, out)].tobytes()], DELTA_BINARY_PACKED
         low, high = int(present.min()), int(present.max())
-        if high - low < len(present) // 2:  # few distinct values: a dictionary of the range
+        if high - low < len(present) * repeat // 2:  # few distinct values: a dictionary
             span = np.arange(low, high + 1, dtype=unsigned).view(plain).tobytes()
-            return (span, high - low + 1), _codes(present, high - low, low), RLE_DICTIONARY
+            codes = _codes(present, high - low, low, repeat)
+            return (span, high - low + 1), codes, RLE_DICTIONARY
+    present = np.repeat(present, repeat)
     return None, [present.astype(unsigned).view(plain).tobytes()], PLAIN
 
 
-def _codes(values: np.ndarray, largest: int, low: int = 0) -> list[bytes]:
+def _codes(values: np.ndarray, largest: int, low: int = 0, repeat: int = 1) -> list[bytes]:
     """Dictionary codes (values - low, at most largest) as a data page's RLE_DICTIONARY."""
     width = max(1, int(largest).bit_length())
-    return [bytes([width]), _hybrid(values, width, low)]
+    return [bytes([width]), _hybrid(values, width, low, repeat)]
 
 
-def _hybrid(values: np.ndarray, width: int, low: int = 0) -> bytes:
+def _hybrid(values: np.ndarray, width: int, low: int = 0, repeat: int = 1) -> bytes:
+    """The RLE / bit-packing hybrid of values - low, each value `repeat` times."""
+    if repeat > 1:  # a run per value at most: a header of up to 10 bytes, the value's 8
+        out = _scratch(len(values) * 18 + 16)
+        return out[: _runs_into(values, np.uint64(low), width, repeat, out)].tobytes()
     out = _scratch(len(values) * 5 + 16)
     return out[: _hybrid_into(values, np.uint64(low), width, out)].tobytes()
 
@@ -237,6 +255,24 @@ def _hybrid_into(values, low, width, out):
         for k in range(start, start + 8 * groups):
             value = np.uint64(values[k]) - low if k < n else np.uint64(0)
             pos, acc, bits = _put_bits(out, pos, acc, bits, value, width)
+    return pos
+
+
+@numba.njit(cache=True)
+def _runs_into(values, low, width, repeat, out):
+    """The hybrid encoding of each of values - low repeated `repeat` times: one RLE run per
+    stretch of equal values; returns the length."""
+    n, pos, i = len(values), 0, 0
+    value_bytes = (width + 7) // 8
+    while i < n:
+        j = i + 1
+        while j < n and values[j] == values[i]:
+            j += 1
+        pos = _varint(out, pos, ((j - i) * repeat) << 1)
+        code = np.uint64(values[i]) - low
+        for b in range(value_bytes):
+            out[pos + b] = (code >> np.uint64(8 * b)) & np.uint64(0xFF)
+        pos, i = pos + value_bytes, j
     return pos
 
 

@@ -167,7 +167,7 @@ def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Colum
     in the order of the engine's [game, seat, kind, count] array."""
     kinds = np.unique(cell.config.kinds())
     n, k = len(cards), len(kinds)
-    game = np.repeat(np.arange(start, start + n, dtype=np.uint32), 2 * k)
+    game = np.arange(start, start + n, dtype=np.uint32)
     config, matchup, seat, strategy, kind = _card_keys(
         cell.config.name, cell.matchup, cell.a, cell.b, tuple(kinds.tolist()), n, swap, start % 2
     )
@@ -175,7 +175,7 @@ def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Colum
     return [
         config,
         matchup,
-        Column("game", game, bits=32),
+        Column("game", game, bits=32, repeat=2 * k),
         seat,
         strategy,
         kind,
