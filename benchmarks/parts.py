@@ -18,6 +18,7 @@ from sim.config import load
 from sim.game import play_matchup
 from sim.runner import storage, tables
 from sim.runner.plan import Cell
+from sim.runner.run import part_schemas
 
 
 def cpu_times(work, repeat: int) -> list[float]:
@@ -41,15 +42,16 @@ def main() -> None:
     play = cpu_times(lambda: play_matchup(cell.config, "random", "random", seeds, swapped), 3)
     out, cards = play_matchup(cell.config, "random", "random", seeds, swapped)
     names = itertools.count()
+    schemas = part_schemas()
     with tempfile.TemporaryDirectory() as folder:
         here = Path(folder)
 
         def write_both() -> None:
             name = str(next(names))
             games = tables.games_columns("bench", cell, 0, True, seeds, out)
-            storage.write_part(here, storage.GAMES, name, games)
+            storage.write_part(here, storage.GAMES, name, games, schemas[storage.GAMES])
             card_rows = tables.cards_columns(cell, 0, True, cards)
-            storage.write_part(here, storage.CARDS, name, card_rows)
+            storage.write_part(here, storage.CARDS, name, card_rows, schemas[storage.CARDS])
 
         write_both()  # loads the compiled encoders
         write = cpu_times(write_both, args.repeat)

@@ -1,7 +1,7 @@
 """Runner benchmark: end-to-end games/s on N workers against the single-process engine
 figure, measured in one run, and the peak resident memory of every process of the run.
 
-    python benchmarks/runner.py --games 4000000 --workers 2
+    python benchmarks/runner.py --games 10000000 --workers 2 --rounds 3
 
 Ratios, not absolute figures, are what to compare: these machines are shared and noisy.
 """
@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,71 +52,99 @@ def engines_at_once(config: str, games: int, workers: int) -> float:
     return sum(float(p.communicate()[0]) for p in procs)
 
 
+def run_once(args, out: str) -> dict:
+    """One `sim run` of random vs random into out: wall seconds, CPU seconds of the run and
+    its workers, and the peak resident memory of each of its processes."""
+    command = [
+        sys.executable, "-m", "sim", "run", "--config", args.config,
+        "--players", "random,random", "--games", str(args.games), "--seed", "1",
+        "--out", out, "--workers", str(args.workers), "--quiet",
+    ]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    peak: dict[int, int] = {}
+    while proc.poll() is None:
+        for pid, size in rss_of_tree(proc.pid).items():
+            peak[pid] = max(peak.get(pid, 0), size)
+        time.sleep(0.2)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the run and all its workers
+    if proc.returncode:
+        sys.exit(f"sim run failed with exit code {proc.returncode}")
+    return {
+        "seconds": seconds,
+        "cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+        "output": proc.stdout.read().strip(),
+        "parent": peak.pop(proc.pid, 0),
+        "workers": peak,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--config", default="base")
     parser.add_argument("--games", type=int, default=4_000_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--bench-games", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     loadavg = os.getloadavg()
-    first = bench(load(args.config), args.bench_games).games_per_second
-    together = engines_at_once(args.config, args.bench_games, args.workers)
-    with tempfile.TemporaryDirectory() as out:
-        command = [
-            sys.executable, "-m", "sim", "run", "--config", args.config,
-            "--players", "random,random", "--games", str(args.games), "--seed", "1",
-            "--out", out, "--workers", str(args.workers), "--quiet",
-        ]  # fmt: skip
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-        peak: dict[int, int] = {}
-        while proc.poll() is None:
-            for pid, size in rss_of_tree(proc.pid).items():
-                peak[pid] = max(peak.get(pid, 0), size)
-            time.sleep(0.2)
-        seconds = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the run and all its workers
-        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-        output = proc.stdout.read()
-        games_bytes = sum(p.stat().st_size for p in Path(out, "games").glob("*.parquet"))
-        cards_bytes = sum(p.stat().st_size for p in Path(out, "cards").glob("*.parquet"))
-        chunks = json.loads(Path(out, "manifest.json").read_text())["chunks"].values()
-    # measured again after the run, and the faster of the two kept: a slow moment of a
-    # shared machine while the engine alone was timed must not flatter the ratio
-    second = bench(load(args.config), args.bench_games).games_per_second
-    single = max(first, second)
-    end_to_end = args.games / seconds
     print(f"load average before: {loadavg[0]:.2f} {loadavg[1]:.2f} {loadavg[2]:.2f}")
-    print(output.strip())
+    engine = load(args.config)
+    together = engines_at_once(args.config, args.bench_games, args.workers)
+    singles = [bench(engine, args.bench_games).games_per_second]
+    ratios = []
+    for number in range(1, args.rounds + 1):
+        with tempfile.TemporaryDirectory() as out:
+            run = run_once(args, out)
+            if number == args.rounds:  # the last run's files, for the details below
+                parts = {t: sum(p.stat().st_size for p in Path(out, t).glob("*.parquet"))
+                         for t in ("games", "cards")}  # fmt: skip
+                chunks = json.loads(Path(out, "manifest.json").read_text())["chunks"].values()
+        singles.append(bench(engine, args.bench_games).games_per_second)
+        # the engine alone timed just before and just after each run: the machine's speed
+        # drifts by tens of percent from minute to minute, so each run is set against its
+        # own neighbours, and the median round is the figure
+        single = (singles[-2] + singles[-1]) / 2
+        end_to_end = args.games / run["seconds"]
+        ratios.append(end_to_end / single)
+        print(
+            f"round {number}: sim run {end_to_end:,.0f} games/s; engine alone {singles[-2]:,.0f} "
+            f"before and {singles[-1]:,.0f} after; ratio {ratios[-1]:.2f}x"
+        )
+    print(run["output"])
     print(
-        f"single-process engine ({args.config}): {single:,.0f} games/s "
-        f"(the faster of {first:,.0f} before the run and {second:,.0f} after it)"
+        f"sim run, {args.workers} workers, whole command, against the single-process engine: "
+        f"median {statistics.median(ratios):.2f}x over {args.rounds} rounds "
+        f"(lowest {min(ratios):.2f}x, highest {max(ratios):.2f}x)"
     )
+    single = statistics.median(singles)
     print(
         f"{args.workers} single-process engines at once, no runner: {together:,.0f} games/s "
-        f"= {together / single:.2f}x (what the cores give to playing alone)"
+        f"= {together / single:.2f}x the median engine figure (what the cores give to playing)"
+    )
+    report_last(args, run, parts, chunks, single)
+
+
+def report_last(args, run: dict, parts: dict, chunks, single: float) -> None:
+    """Memory, sizes and where the time went, for the last round's run."""
+    seconds, workers = run["seconds"], run["workers"]
+    largest = max(workers.values(), default=0)
+    each = ", ".join(f"{v / 2**20:,.0f}" for pid, v in sorted(workers.items()))
+    print(
+        f"peak resident memory: parent {run['parent'] / 2**20:,.0f} MiB, largest worker "
+        f"{largest / 2**20:,.0f} MiB (over {len(workers) + 1} processes; the others: {each} MiB)"
     )
     print(
-        f"sim run, {args.workers} workers, whole command: {end_to_end:,.0f} games/s "
-        f"= {end_to_end / single:.2f}x the single-process figure"
+        f"games table: {parts['games'] / args.games:.1f} bytes/game; "
+        f"cards table: {parts['cards'] / args.games:.1f} bytes/game"
     )
-    parent = peak.get(proc.pid, 0)
-    workers = max((v for pid, v in peak.items() if pid != proc.pid), default=0)
-    each = ", ".join(f"{v / 2**20:,.0f}" for pid, v in sorted(peak.items()) if pid != proc.pid)
+    cpu = run["cpu"]
     print(
-        f"peak resident memory: parent {parent / 2**20:,.0f} MiB, largest worker "
-        f"{workers / 2**20:,.0f} MiB (over {len(peak)} processes; the others: {each} MiB)"
-    )
-    print(
-        f"games table: {games_bytes / args.games:.1f} bytes/game; "
-        f"cards table: {cards_bytes / args.games:.1f} bytes/game"
-    )
-    print(
-        f"CPU time of the whole run: {cpu:.1f} s = {args.games / cpu:,.0f} games per CPU-second "
-        f"= {args.games / cpu / single:.2f}x the single-process figure (what shared cores do not "
-        "change much: 2 quiet cores can give at most twice that)"
+        f"CPU time of the last run: {cpu:.1f} s = {args.games / cpu:,.0f} games per CPU-second "
+        f"= {args.games / cpu / single:.2f}x the median engine figure (2 quiet cores can give "
+        "at most twice that)"
     )
     chunk_seconds = sum(c.get("seconds", 0.0) for c in chunks)
     write_seconds = sum(c.get("write_seconds", 0.0) for c in chunks)
@@ -126,11 +155,6 @@ def main() -> None:
         f"({100 * write_seconds / max(chunk_seconds - write_seconds, 1e-9):.0f}% of playing); "
         f"{seconds - busy:.1f} s outside chunks (start-up, worker spawn and engine load, "
         "summaries, shut-down, load imbalance)"
-    )
-    free = args.games / (seconds - write_seconds / args.workers)
-    print(
-        f"if building and writing parts cost nothing: about {free:,.0f} games/s = "
-        f"{free / single:.2f}x (estimate: the run's time less each worker's writing)"
     )
 
 

@@ -21,7 +21,7 @@ import polars as pl
 
 from reports.stats import Difference, holm, unpaired_difference, wilson
 from sim.players import split_top_level
-from sim.runner.tables import cards_long
+from sim.runner.schema import cards_long
 
 MIN_SEEDS = 30
 """Fewer independent seeds than this and a section says it is too small to tell."""

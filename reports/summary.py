@@ -19,7 +19,7 @@ from rich.table import Table
 from scipy import stats as sps
 
 from reports.stats import wilson
-from sim.runner.tables import cards_long
+from sim.runner.schema import cards_long
 
 MIN_GAMES = 100
 WIDE_INTERVAL = 0.10

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.runner.parquet import Column
-from sim.runner.tables import arrow_schema
+from sim.runner.schema import arrow_schema
 
 
 def to_arrow(table: str, columns: list[Column]) -> pa.Table:

@@ -18,8 +18,9 @@ from sim.config import load
 from sim.game import play_matchup
 from sim.runner import parquet
 from sim.runner.plan import Cell
+from sim.runner.schema import serialized_schema
 from sim.runner.seeds import game_seeds
-from sim.runner.tables import cards_columns, games_columns, serialized_schema
+from sim.runner.tables import cards_columns, games_columns
 
 
 def chunk(config: str, players: tuple[str, str], swap: bool, games: int = 300, start: int = 40):

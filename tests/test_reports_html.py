@@ -29,7 +29,7 @@ from reports.html import (
 from reports.stats import Difference
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.tables import cards_long
+from sim.runner.schema import cards_long
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = [

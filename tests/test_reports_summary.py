@@ -19,7 +19,7 @@ from reports.cli_runs import register
 from reports.summary import Mean, Proportion, open_run, read_cards, summarize
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.tables import cards_long
+from sim.runner.schema import cards_long
 
 WIDE = {"COLUMNS": "250"}
 F, S, D = "first", "second", "draw"

@@ -25,9 +25,9 @@ from sim.game import play_matchup
 from sim.runner.dask_backend import ClusterError
 from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
-from sim.runner.run import RunError, execute
+from sim.runner.run import RunError, execute, part_schemas
+from sim.runner.schema import cards_long
 from sim.runner.seeds import cell_key, game_seeds
-from sim.runner.tables import cards_long
 from sim.runner.worker import ChunkError, Task, play_chunk
 
 GAME_COLUMNS = [
@@ -188,7 +188,11 @@ def always_kill(task: Task):
 
 def _tasks(plan, out: Path):
     keys = {c.index: cell_key(plan.seed, c.matchup) for c in plan.cells()}
-    return [Task(str(out), plan.run_id, c, keys[c.cell.index], plan.swap) for c in plan.chunks()]
+    schemas = part_schemas()
+    return [
+        Task(str(out), plan.run_id, c, keys[c.cell.index], plan.swap, schemas=schemas)
+        for c in plan.chunks()
+    ]
 
 
 class ExitWhileSent:
@@ -311,13 +315,15 @@ def test_the_cards_table_holds_the_engine_counts(tmp_path):
 def test_cards_rows_name_the_strategy_in_each_seat_of_swapped_pairs(tmp_path):
     from types import SimpleNamespace
 
+    from sim.runner.schema import serialized_schema
     from sim.runner.storage import write_part
     from sim.runner.tables import cards_columns
 
     config = load("base")
     cell = SimpleNamespace(config=config, matchup="greedy,random", a="greedy", b="random")
     counts = np.zeros((4, 2, len(NAMES), 3), dtype=np.uint8)
-    write_part(tmp_path, "cards", "x", cards_columns(cell, 10, True, counts))
+    columns = cards_columns(cell, 10, True, counts)
+    write_part(tmp_path, "cards", "x", columns, serialized_schema("cards"))
     frame = table(tmp_path, "cards")
     seats = frame.unique(["game", "seat", "strategy"]).sort("game", "seat")
     # games 10 and 12 are first games of their pairs (A first); 11 and 13 are swapped

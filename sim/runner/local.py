@@ -80,14 +80,17 @@ def run_local(
     on_done: Callable[[Done], None],
     play: Callable[[Task], Done] = play_chunk,
 ) -> None:
-    """Play every task on `workers` processes, calling on_done in the parent as each ends."""
+    """Play every task on `workers` processes, calling on_done in the parent as each ends.
+
+    The workers are started before `tasks` is read, so whatever making the tasks costs
+    the parent (a generator may do its work there) overlaps their start-up."""
     ctx = mp.get_context("spawn")  # no fork: the parent may hold threads (progress, polars)
-    pending = {task.chunk.name: task for task in tasks}
-    todo = list(pending)
-    attempts = dict.fromkeys(pending, 0)
     pool: list[_Worker] = []
     try:
-        pool += [_Worker(ctx, play) for _ in range(min(workers, len(pending)))]
+        pool += [_Worker(ctx, play) for _ in range(workers)]
+        pending = {task.chunk.name: task for task in tasks}
+        todo = list(pending)
+        attempts = dict.fromkeys(pending, 0)
         while pending:
             for worker in pool:
                 if worker.chunk is None and todo:

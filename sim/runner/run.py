@@ -10,7 +10,7 @@ import os
 import platform
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,9 +48,7 @@ def execute(
     chunks = plan.chunks()
     todo = [c for c in chunks if not storage.chunk_done(out, c.name)]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
-    keys = {cell.index: cell_key(plan.seed, cell.matchup) for cell in plan.cells()}
-    run_id, source = plan.run_id, plan.params()["sim_source"]
-    tasks = [Task(str(out), run_id, c, keys[c.cell.index], c.cell.swap, source) for c in todo]
+    tasks = _tasks(plan, out, todo)
     state = {"done": skipped, "last_write": 0.0}
     counts: dict[str, dict] = {}  # chunk name -> its summary counts, as chunks finish
     if progress:
@@ -73,7 +71,7 @@ def execute(
 
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        _dispatch(tasks, backend, workers, scheduler, on_done)
+        _dispatch(tasks, len(todo), backend, workers, scheduler, on_done)
     except KeyboardInterrupt:
         manifest["status"] = "interrupted"
         _save(manifest, out)
@@ -85,15 +83,34 @@ def execute(
     return RunResult(out, played, skipped, time.perf_counter() - started)
 
 
+def _tasks(plan: RunPlan, out: Path, todo: list) -> Iterator[Task]:
+    """The chunks' tasks, made as they are first asked for: the local backend starts its
+    workers before that, so loading polars for the schemas overlaps their start-up."""
+    keys = {cell.index: cell_key(plan.seed, cell.matchup) for cell in plan.cells()}
+    run_id, source = plan.run_id, plan.params()["sim_source"]
+    schemas = part_schemas()
+    for c in todo:
+        yield Task(str(out), run_id, c, keys[c.cell.index], c.cell.swap, source, schemas)
+
+
+def part_schemas() -> dict[str, bytes]:
+    """Each part table's serialized Arrow schema, made once here for every worker."""
+    from sim.runner.schema import serialized_schema
+
+    return {table: serialized_schema(table) for table in (storage.GAMES, storage.CARDS)}
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _dispatch(tasks, backend, workers, scheduler, on_done) -> None:
+def _dispatch(tasks, count: int, backend, workers, scheduler, on_done) -> None:
+    """Play the `count` tasks on the backend."""
     if backend == "local":
         from sim.runner.local import run_local
 
-        run_local(tasks, workers or os.cpu_count() or 1, on_done)
+        if count:
+            run_local(tasks, min(workers or os.cpu_count() or 1, count), on_done)
     elif backend == "dask":
         from sim.runner.dask_backend import run_dask
 

@@ -40,12 +40,13 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd", statistics=False))
 
 
-def write_part(out: Path, table_name: str, chunk_name: str, columns: list[Column]) -> None:
-    """A chunk's part file of one table (tables.games_columns or cards_columns)."""
+def write_part(
+    out: Path, table_name: str, chunk_name: str, columns: list[Column], schema: bytes
+) -> None:
+    """A chunk's part file of one table (tables.games_columns or cards_columns), carrying
+    the table's serialized Arrow schema (schema.serialized_schema)."""
     from sim.runner import parquet
-    from sim.runner.tables import serialized_schema
 
-    schema = serialized_schema(table_name)
     atomic_write(
         part_path(out, table_name, chunk_name),
         lambda tmp: parquet.write(tmp, columns, schema),

@@ -1,26 +1,21 @@
-"""The Parquet tables: per-game and per-card rows from engine arrays, and the run's summaries.
+"""The part tables' columns, built from the engine's arrays, and each chunk's summary counts.
 
 Part columns come straight from the engine's numpy arrays and are written by the runner's
 own Parquet writer (parquet.py): at millions of games the writing must cost a small
 fraction of the playing. Compact types keep a games row small: enums for every categorical
 column, the smallest integer that fits, and strings only for values constant within a part
-(dictionary-encoded to almost nothing). The Arrow schemas are the ones polars itself
-writes, so parts read back with the same polars types (enums included).
+(dictionary-encoded to almost nothing). The tables' types are in schema.py; this module
+needs only numpy and numba, so a worker never loads polars or pyarrow.
 
-The cards table is one row per game, seat and kind of the deck, plain uint8 counts, so it
-opens as it is in polars, pandas or DuckDB; cards_long() gives it with text as strings.
+The cards table is one row per game, seat and kind of the deck, plain uint8 counts.
 """
 
 from __future__ import annotations
 
-import io
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numba
 import numpy as np
-import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from sim.cards import NAMES
 from sim.engine import game as eg
@@ -28,66 +23,14 @@ from sim.engine.state import END_REASONS, MAX_LINES
 from sim.rules import RULES_VERSION
 from sim.runner.parquet import Column
 
-SEAT = pl.Enum(["first", "second"])
-WINNER = pl.Enum(["first", "second", "draw"])
-OUTCOME = pl.Enum(["points", "tiebreak", "draw"])
-END_REASON = pl.Enum([r for r in END_REASONS if r])
-KIND = pl.Enum(list(NAMES))
+# the categories of the enum columns, in code order (schema.py makes polars enums of them)
+SEATS = ("first", "second")
+WINNERS = ("first", "second", "draw")
+OUTCOMES = ("points", "tiebreak", "draw")
+ENDS = tuple(r for r in END_REASONS if r)
+KINDS = tuple(NAMES)
 LINE_COLUMNS = [f"line_{10 * (i + 1)}" for i in range(MAX_LINES)]
-
-GAMES_TYPES: dict[str, pl.DataType] = {
-    "run_id": pl.Categorical(),
-    "config": pl.Categorical(),
-    "config_hash": pl.Categorical(),
-    "rules_version": pl.Categorical(),
-    "matchup": pl.Categorical(),
-    "first": pl.Categorical(),
-    "second": pl.Categorical(),
-    "swapped": pl.Boolean(),
-    "pair": pl.UInt32(),
-    "game": pl.UInt32(),
-    "seed": pl.UInt64(),
-    "first_digit": pl.UInt8(),
-    "winner": WINNER,
-    "outcome": OUTCOME,
-    "tiebreak_line": pl.UInt8(),
-    "end_reason": END_REASON,
-    "turns": pl.UInt16(),
-    "score_first": pl.UInt16(),
-    "score_second": pl.UInt16(),
-    **dict.fromkeys(LINE_COLUMNS, SEAT),
-}
-
-CARDS_TYPES: dict[str, pl.DataType] = {
-    "config": pl.Categorical(),
-    "matchup": pl.Categorical(),
-    "game": pl.UInt32(),
-    "seat": SEAT,
-    "strategy": pl.Categorical(),
-    "kind": KIND,
-    "drawn": pl.UInt8(),
-    "played": pl.UInt8(),
-    "took_effect": pl.UInt8(),
-}
 COUNTS = {"drawn": eg.C_DRAWN, "played": eg.C_PLAYED, "took_effect": eg.C_EFFECT}
-
-
-@cache
-def arrow_schema(table: str) -> pa.Schema:
-    """The Arrow schema polars writes for a table's types, field metadata included (that is
-    how polars knows an enum's categories when it reads the part back)."""
-    types = GAMES_TYPES if table == "games" else CARDS_TYPES
-    buffer = io.BytesIO()
-    pl.DataFrame(schema=types).write_parquet(buffer)
-    return pq.read_schema(pa.BufferReader(buffer.getvalue()))
-
-
-@cache
-def serialized_schema(table: str) -> bytes:
-    """arrow_schema as Parquet files carry it (the ARROW:schema key pyarrow writes)."""
-    buffer = io.BytesIO()
-    pq.write_table(arrow_schema(table).empty_table(), buffer)
-    return pq.read_metadata(pa.BufferReader(buffer.getvalue())).metadata[b"ARROW:schema"]
 
 
 def _constant(name: str, value: str, n: int) -> Column:
@@ -101,8 +44,8 @@ def _either(name: str, second: np.ndarray, values: tuple[str, str]) -> Column:
     return Column(name, second.view(np.uint8), dictionary=values)
 
 
-def _enum(name: str, codes: np.ndarray, enum: pl.Enum, valid=None) -> Column:
-    return Column(name, codes, dictionary=tuple(enum.categories), valid=valid)
+def _enum(name: str, codes: np.ndarray, categories: tuple[str, ...], valid=None) -> Column:
+    return Column(name, codes, dictionary=categories, valid=valid)
 
 
 def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Column]:
@@ -121,17 +64,17 @@ def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Colu
         Column("game", game, bits=32, ascending=True),
         Column("seed", np.asarray(seeds, dtype=np.uint64), bits=64),
         Column("first_digit", out[eg.R_FIRST].astype(np.uint8), bits=8),
-        _enum("winner", out[eg.R_WINNER], WINNER),
-        _enum("outcome", out[eg.R_OUTCOME], OUTCOME),
+        _enum("winner", out[eg.R_WINNER], WINNERS),
+        _enum("outcome", out[eg.R_OUTCOME], OUTCOMES),
         Column("tiebreak_line", tiebreak, bits=8, valid=tiebreak != 0),
-        _enum("end_reason", end - 1, END_REASON, valid=end > 0),
+        _enum("end_reason", end - 1, ENDS, valid=end > 0),
         Column("turns", out[eg.R_TURNS].astype(np.uint16), bits=16),
         Column("score_first", out[eg.R_SCORE_FIRST].astype(np.uint16), bits=16),
         Column("score_second", out[eg.R_SCORE_SECOND].astype(np.uint16), bits=16),
     ]
     for i, name in enumerate(LINE_COLUMNS):
         line = out[eg.R_LINE0 + i]
-        columns.append(_enum(name, line, SEAT, valid=line >= 0))
+        columns.append(_enum(name, line, SEATS, valid=line >= 0))
     return columns
 
 
@@ -194,9 +137,9 @@ def _card_keys(config, matchup, a, b, kinds, n, swap, odd) -> tuple[Column, ...]
     return (
         _constant("config", config, rows),
         _constant("matchup", matchup, rows),
-        _enum("seat", seat, SEAT),
+        _enum("seat", seat, SEATS),
         _either("strategy", b_seated, (a, b)),
-        _enum("kind", np.tile(np.array(kinds, dtype=np.uint8), 2 * n), KIND),
+        _enum("kind", np.tile(np.array(kinds, dtype=np.uint8), 2 * n), KINDS),
     )
 
 
@@ -213,15 +156,6 @@ def _counts(cards, kinds):
                 out[1, row + j] = block[kinds[j], 1]
                 out[2, row + j] = block[kinds[j], 2]
     return out
-
-
-def cards_long(cards: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame | pl.DataFrame:
-    """The cards table (frame or lazy scan) with its text columns as plain strings:
-    config, matchup, game, seat, strategy, kind, drawn, played, took_effect."""
-    return cards.with_columns(pl.col(TEXT_COLUMNS).cast(pl.String))
-
-
-TEXT_COLUMNS = ["config", "matchup", "seat", "strategy", "kind"]
 
 
 # --- summaries: additive counts per chunk, summed over the run -----------------------------
@@ -250,18 +184,18 @@ def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
     }
     key = (cell.config.name, cell.matchup)
     ties = []
-    outcomes = OUTCOME.categories.to_list()
+    outcomes = list(OUTCOMES)
     for code, count in enumerate(np.bincount(outcome, minlength=len(outcomes))):
         if count:
             ties.append((*key, "outcome", outcomes[code], None, int(count)))
-    seats = WINNER.categories.to_list()
+    seats = WINNERS
     decided = outcome == outcomes.index("tiebreak")
     pairs = np.bincount(tiebreak_line[decided].astype(np.int64) * 4 + winner[decided])
     for pair in np.flatnonzero(pairs):
         line, seat = divmod(int(pair), 4)
         count = int(pairs[pair])
         ties.append((*key, "tiebreak_line", str(line) if line else None, seats[seat], count))
-    ends = END_REASON.categories.to_list()
+    ends = ENDS
     for code, count in enumerate(np.bincount(end, minlength=len(ends) + 1)):
         if count:
             ties.append((*key, "end_reason", ends[code - 1] if code else None, None, int(count)))
@@ -270,6 +204,8 @@ def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
 
 def count_part(cell, path) -> dict:
     """count_games for a games part already on disk (a chunk finished by an earlier run)."""
+    import polars as pl
+
     games = pl.read_parquet(
         path, columns=["winner", "outcome", "tiebreak_line", "end_reason", "swapped"]
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.runner.plan import Chunk
@@ -21,6 +21,7 @@ class Task:
     key: int  # the cell's seed key
     swap: bool
     sim_source: str = ""  # the parent's provenance.source_hash(): every worker must match it
+    schemas: dict[str, bytes] = field(default_factory=dict)  # table -> its Arrow schema
 
 
 @dataclass(frozen=True)
@@ -117,9 +118,9 @@ def _write_parts(task: Task, seeds, out, cards) -> None:
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
     try:
         games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, seeds, out)
-        storage.write_part(folder, storage.GAMES, chunk.name, games)
-        card_rows = tables.cards_columns(cell, chunk.start, task.swap, cards)
-        storage.write_part(folder, storage.CARDS, chunk.name, card_rows)
+        cards_rows = tables.cards_columns(cell, chunk.start, task.swap, cards)
+        for table, columns in ((storage.GAMES, games), (storage.CARDS, cards_rows)):
+            storage.write_part(folder, table, chunk.name, columns, task.schemas[table])
     except OSError as exc:
         raise ChunkError(
             f"cannot write chunk {chunk.name}'s part files to {folder}: {exc.strerror or exc}"
