@@ -14,7 +14,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.runner.tables import ENDS, KINDS, LINE_COLUMNS, OUTCOMES, SEATS, WINNERS
+from sim.runner.categories import ENDS, KINDS, LINE_COLUMNS, OUTCOMES, SEATS, WINNERS
 
 SEAT = pl.Enum(SEATS)
 WINNER = pl.Enum(WINNERS)

@@ -17,19 +17,11 @@ from functools import lru_cache
 import numba
 import numpy as np
 
-from sim.cards import NAMES
 from sim.engine import game as eg
-from sim.engine.state import END_REASONS, MAX_LINES
 from sim.rules import RULES_VERSION
+from sim.runner.categories import ENDS, KINDS, LINE_COLUMNS, OUTCOMES, SEATS, WINNERS
 from sim.runner.parquet import Column
 
-# the categories of the enum columns, in code order (schema.py makes polars enums of them)
-SEATS = ("first", "second")
-WINNERS = ("first", "second", "draw")
-OUTCOMES = ("points", "tiebreak", "draw")
-ENDS = tuple(r for r in END_REASONS if r)
-KINDS = tuple(NAMES)
-LINE_COLUMNS = [f"line_{10 * (i + 1)}" for i in range(MAX_LINES)]
 COUNTS = {"drawn": eg.C_DRAWN, "played": eg.C_PLAYED, "took_effect": eg.C_EFFECT}
 
 
