@@ -48,7 +48,8 @@ def main() -> None:
 
         def write_both() -> None:
             name = str(next(names))
-            games = tables.games_columns("bench", cell, 0, True, seeds, out)
+            fields = tables.result_fields(out)
+            games = tables.games_columns("bench", cell, 0, True, seeds, fields)
             storage.write_part(here, storage.GAMES, name, games, schemas[storage.GAMES])
             card_rows = tables.cards_columns(cell, 0, True, cards)
             storage.write_part(here, storage.CARDS, name, card_rows, schemas[storage.CARDS])

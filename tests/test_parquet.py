@@ -20,7 +20,7 @@ from sim.runner import parquet
 from sim.runner.plan import Cell
 from sim.runner.schema import serialized_schema
 from sim.runner.seeds import game_seeds
-from sim.runner.tables import cards_columns, games_columns
+from sim.runner.tables import cards_columns, games_columns, result_fields
 
 
 def chunk(config: str, players: tuple[str, str], swap: bool, games: int = 300, start: int = 40):
@@ -29,7 +29,7 @@ def chunk(config: str, players: tuple[str, str], swap: bool, games: int = 300, s
     swapped = (np.arange(start, start + games) % 2 == 1) if swap else None
     out, cards = play_matchup(cell.config, cell.a, cell.b, seeds, swapped)
     return {
-        "games": games_columns("run1", cell, start, swap, seeds, out),
+        "games": games_columns("run1", cell, start, swap, seeds, result_fields(out)),
         "cards": cards_columns(cell, start, swap, cards),
     }
 

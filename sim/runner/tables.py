@@ -12,6 +12,7 @@ The cards table is one row per game, seat and kind of the deck, plain uint8 coun
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import numba
@@ -40,10 +41,32 @@ def _enum(name: str, codes: np.ndarray, categories: tuple[str, ...], valid=None)
     return Column(name, codes, dictionary=categories, valid=valid)
 
 
+def result_fields(out: np.ndarray) -> np.ndarray:
+    """The engine's [game, field] result rows as contiguous [field, game] columns, in this
+    thread's reused array (valid until its next call): what games_columns and count_games
+    read, each column in one sweep."""
+    fields = _reused("fields", out.shape[::-1], out.dtype)
+    _transpose(out, fields)
+    return fields
+
+
+_OWN = threading.local()  # Dask may run several chunks at once in one process
+
+
+def _reused(name: str, shape: tuple[int, ...], dtype) -> np.ndarray:
+    """This thread's array `name` of that shape, reused from chunk to chunk: a fresh one
+    costs a page fault every 4 KiB, as much as the work that fills it."""
+    arrays = _OWN.__dict__.setdefault("arrays", {})
+    array = arrays.get(name)
+    if array is None or array.shape != shape or array.dtype != dtype:
+        array = arrays[name] = np.empty(shape, dtype=dtype)
+    return array
+
+
 def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Column]:
-    """One row per game of a chunk (columns named as the games table promises)."""
-    n = len(out)
-    out = _by_column(out)
+    """One row per game of a chunk (columns named as the games table promises), from its
+    result_fields `out`."""
+    n = out.shape[1]
     game = np.arange(start, start + n, dtype=np.uint32)
     tiebreak = out[eg.R_TIEBREAK_LINE].astype(np.uint8)
     end = out[eg.R_END]
@@ -71,14 +94,11 @@ def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Colu
 
 
 @numba.njit(cache=True)
-def _by_column(out):
-    """The engine's [game, field] result rows as contiguous [field, game] columns (numpy's
-    own transposing copy of a chunk takes ten times as long)."""
-    columns = np.empty((out.shape[1], out.shape[0]), dtype=out.dtype)
+def _transpose(out, fields):
+    """fields[f, g] = out[g, f] (numpy's own transposing copy takes ten times as long)."""
     for game in range(out.shape[0]):
         for field in range(out.shape[1]):
-            columns[field, game] = out[game, field]
-    return columns
+            fields[field, game] = out[game, field]
 
 
 @lru_cache(maxsize=16)
@@ -106,7 +126,8 @@ def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Colum
     config, matchup, seat, strategy, kind = _card_keys(
         cell.config.name, cell.matchup, cell.a, cell.b, tuple(kinds.tolist()), n, swap, start % 2
     )
-    counts = _counts(cards, kinds)
+    counts = _reused("counts", (3, n * 2 * k), np.dtype(np.uint8))
+    _counts(cards, kinds, counts)
     return [
         config,
         matchup,
@@ -136,10 +157,9 @@ def _card_keys(config, matchup, a, b, kinds, n, swap, odd) -> tuple[Column, ...]
 
 
 @numba.njit(cache=True)
-def _counts(cards, kinds):
-    """The [count, row] counts of the deck's kinds, rows in game, seat, kind order."""
+def _counts(cards, kinds, out):
+    """out[count, row]: the counts of the deck's kinds, rows in game, seat, kind order."""
     k = len(kinds)
-    out = np.empty((3, cards.shape[0] * 2 * k), dtype=np.uint8)
     for game in range(cards.shape[0]):
         for seat in range(2):
             block, row = cards[game, seat], (game * 2 + seat) * k
@@ -147,7 +167,6 @@ def _counts(cards, kinds):
                 out[0, row + j] = block[kinds[j], 0]
                 out[1, row + j] = block[kinds[j], 1]
                 out[2, row + j] = block[kinds[j], 2]
-    return out
 
 
 # --- summaries: additive counts per chunk, summed over the run -----------------------------
@@ -158,9 +177,9 @@ def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
     counts (long rows of summaries.TIE_KEYS and a count), from its engine codes:
     winner and outcome as the engine writes them, tiebreak_line 0 for none, end reason code
     (0 for none), swapped flags. Additive: a run's counts are the sums of its chunks'."""
-    winner = np.asarray(winner)
-    by_seat = np.bincount(winner, minlength=3)  # indexed by the engine's winner codes
-    swapped_wins = np.bincount(winner[swapped], minlength=3)
+    by_seat, swapped_wins, outcomes, pairs, ends = _tally(
+        winner, outcome, tiebreak_line, end, swapped, len(ENDS) + 1
+    )
     first, second = by_seat[eg.WIN_FIRST], by_seat[eg.WIN_SECOND]
     first_swapped, second_swapped = swapped_wins[eg.WIN_FIRST], swapped_wins[eg.WIN_SECOND]
     wins = {
@@ -176,22 +195,34 @@ def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
     }
     key = (cell.config.name, cell.matchup)
     ties = []
-    outcomes = list(OUTCOMES)
-    for code, count in enumerate(np.bincount(outcome, minlength=len(outcomes))):
-        if count:
-            ties.append((*key, "outcome", outcomes[code], None, int(count)))
-    seats = WINNERS
-    decided = outcome == outcomes.index("tiebreak")
-    pairs = np.bincount(tiebreak_line[decided].astype(np.int64) * 4 + winner[decided])
+    for code in np.flatnonzero(outcomes):
+        ties.append((*key, "outcome", OUTCOMES[code], None, int(outcomes[code])))
     for pair in np.flatnonzero(pairs):
         line, seat = divmod(int(pair), 4)
         count = int(pairs[pair])
-        ties.append((*key, "tiebreak_line", str(line) if line else None, seats[seat], count))
-    ends = ENDS
-    for code, count in enumerate(np.bincount(end, minlength=len(ends) + 1)):
-        if count:
-            ties.append((*key, "end_reason", ends[code - 1] if code else None, None, int(count)))
+        ties.append((*key, "tiebreak_line", str(line) if line else None, WINNERS[seat], count))
+    for code in np.flatnonzero(ends):
+        reason = ENDS[code - 1] if code else None
+        ties.append((*key, "end_reason", reason, None, int(ends[code])))
     return {"wins": wins, "ties": ties}
+
+
+@numba.njit(cache=True)
+def _tally(winner, outcome, tiebreak_line, end, swapped, reasons):
+    """count_games' counts in one pass: wins by seat code (of all games, and of swapped
+    ones), outcomes, (deciding line * 4 + winner) of tie-breaks, end reason codes."""
+    by_seat, swapped_wins = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    outcomes, pairs = np.zeros(3, np.int64), np.zeros(256 * 4, np.int64)
+    ends = np.zeros(reasons, np.int64)
+    for g in range(len(winner)):
+        by_seat[winner[g]] += 1
+        if swapped[g]:
+            swapped_wins[winner[g]] += 1
+        outcomes[outcome[g]] += 1
+        if outcome[g] == eg.OUTCOME_TIEBREAK:
+            pairs[tiebreak_line[g] * 4 + winner[g]] += 1
+        ends[end[g]] += 1
+    return by_seat, swapped_wins, outcomes, pairs, ends
 
 
 def count_part(cell, path) -> dict:

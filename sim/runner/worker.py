@@ -85,10 +85,11 @@ def play_chunk(task: Task) -> Done:
             "stopped at an engine limit"
         )
     played = time.perf_counter()
-    _write_parts(task, seeds, out, cards)
+    fields = tables.result_fields(out)
+    _write_parts(task, seeds, fields, cards)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
     counts = tables.count_games(
-        cell, out[:, R_WINNER], out[:, R_OUTCOME], out[:, R_TIEBREAK_LINE], out[:, R_END], swapped
+        cell, fields[R_WINNER], fields[R_OUTCOME], fields[R_TIEBREAK_LINE], fields[R_END], swapped
     )
     now = time.perf_counter()
     return Done(chunk.name, len(seeds), now - started, counts, now - played)
@@ -110,14 +111,14 @@ def _zeroed_buffers(games: int):
     return buffers
 
 
-def _write_parts(task: Task, seeds, out, cards) -> None:
+def _write_parts(task: Task, seeds, fields, cards) -> None:
     """The chunk's games and cards part files; a full disk or a lost folder is a ChunkError
     naming the folder (the atomic writes leave no half part behind)."""
     from sim.runner import storage, tables
 
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
     try:
-        games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, seeds, out)
+        games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, seeds, fields)
         cards_rows = tables.cards_columns(cell, chunk.start, task.swap, cards)
         for table, columns in ((storage.GAMES, games), (storage.CARDS, cards_rows)):
             storage.write_part(folder, table, chunk.name, columns, task.schemas[table])
