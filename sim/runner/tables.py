@@ -63,13 +63,13 @@ def _reused(name: str, shape: tuple[int, ...], dtype) -> np.ndarray:
     return array
 
 
-def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Column]:
+def games_columns(run_id, cell, start: int, swap: bool, seeds, fields) -> list[Column]:
     """One row per game of a chunk (columns named as the games table promises), from its
-    result_fields `out`."""
-    n = out.shape[1]
+    result_fields."""
+    n = fields.shape[1]
     game = np.arange(start, start + n, dtype=np.uint32)
-    tiebreak = out[eg.R_TIEBREAK_LINE].astype(np.uint8)
-    end = out[eg.R_END]
+    tiebreak = fields[eg.R_TIEBREAK_LINE].astype(np.uint8)
+    end = fields[eg.R_END]
     config = cell.config
     columns = [
         *_game_keys(
@@ -78,17 +78,17 @@ def games_columns(run_id, cell, start: int, swap: bool, seeds, out) -> list[Colu
         Column("pair", game // 2, 32, valid=None if swap else np.zeros(n, bool), ascending=True),
         Column("game", game, bits=32, ascending=True),
         Column("seed", np.asarray(seeds, dtype=np.uint64), bits=64),
-        Column("first_digit", out[eg.R_FIRST].astype(np.uint8), bits=8),
-        _enum("winner", out[eg.R_WINNER], WINNERS),
-        _enum("outcome", out[eg.R_OUTCOME], OUTCOMES),
+        Column("first_digit", fields[eg.R_FIRST].astype(np.uint8), bits=8),
+        _enum("winner", fields[eg.R_WINNER], WINNERS),
+        _enum("outcome", fields[eg.R_OUTCOME], OUTCOMES),
         Column("tiebreak_line", tiebreak, bits=8, valid=tiebreak != 0),
         _enum("end_reason", end - 1, ENDS, valid=end > 0),
-        Column("turns", out[eg.R_TURNS].astype(np.uint16), bits=16),
-        Column("score_first", out[eg.R_SCORE_FIRST].astype(np.uint16), bits=16),
-        Column("score_second", out[eg.R_SCORE_SECOND].astype(np.uint16), bits=16),
+        Column("turns", fields[eg.R_TURNS].astype(np.uint16), bits=16),
+        Column("score_first", fields[eg.R_SCORE_FIRST].astype(np.uint16), bits=16),
+        Column("score_second", fields[eg.R_SCORE_SECOND].astype(np.uint16), bits=16),
     ]
     for i, name in enumerate(LINE_COLUMNS):
-        line = out[eg.R_LINE0 + i]
+        line = fields[eg.R_LINE0 + i]
         columns.append(_enum(name, line, SEATS, valid=line >= 0))
     return columns
 
