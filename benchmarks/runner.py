@@ -1,5 +1,5 @@
 """Runner benchmark: end-to-end games/s on N workers against the single-process engine
-figure, measured in one run, and the peak resident memory of every process of the run.
+figure, round by round in one invocation, and the peak resident memory of every process.
 
     python benchmarks/runner.py --games 10000000 --workers 2 --rounds 3
 

@@ -142,28 +142,26 @@ def _dictionary_header(size: int, count: int) -> bytes:
 
 def _encode(column: Column, present: np.ndarray):
     """(dictionary page body and its count, or None; data bytes; data encoding)."""
+    repeat = column.repeat
     if column.bits == 0:
         words = [text.encode() for text in column.dictionary]
         body = b"".join(struct.pack("<i", len(w)) + w for w in words)
-        codes = _codes(present, len(words) - 1, repeat=column.repeat)
-        return (body, len(words)), codes, RLE_DICTIONARY
-    repeat = column.repeat
-    if column.bits == 1:
-        present = np.repeat(present, repeat)
-        return None, [np.packbits(present, bitorder="little").tobytes()], PLAIN
+        return (body, len(words)), _codes(present, len(words) - 1, 0, repeat), RLE_DICTIONARY
     plain = "<i8" if column.bits == 64 else "<i4"
     unsigned = np.uint64 if column.bits == 64 else np.uint32
-    if len(present) > 1 and column.bits <= 32:
-        if column.ascending:
-            present = np.repeat(present, repeat)
-            out = _scratch(len(present) * 5 + 64)
-            return None, [out[: _delta_into(present, out)].tobytes()], DELTA_BINARY_PACKED
+    if 1 < column.bits <= 32 and not column.ascending and len(present) > 1:
         low, high = int(present.min()), int(present.max())
         if high - low < len(present) * repeat // 2:  # few distinct values: a dictionary
             span = np.arange(low, high + 1, dtype=unsigned).view(plain).tobytes()
             codes = _codes(present, high - low, low, repeat)
             return (span, high - low + 1), codes, RLE_DICTIONARY
-    present = np.repeat(present, repeat)
+    if repeat > 1:  # the encodings below store every row's value
+        present = np.repeat(present, repeat)
+    if column.bits == 1:
+        return None, [np.packbits(present, bitorder="little").tobytes()], PLAIN
+    if column.ascending and column.bits <= 32 and len(present) > 1:
+        out = _scratch(len(present) * 5 + 64)
+        return None, [out[: _delta_into(present, out)].tobytes()], DELTA_BINARY_PACKED
     return None, [present.astype(unsigned).view(plain).tobytes()], PLAIN
 
 

@@ -45,7 +45,8 @@ def result_fields(out: np.ndarray) -> np.ndarray:
     """The engine's [game, field] result rows as contiguous [field, game] columns, in this
     thread's reused array (valid until its next call): what games_columns and count_games
     read, each column in one sweep."""
-    fields = _reused("fields", out.shape[::-1], out.dtype)
+    shape = out.shape[::-1]
+    fields = reused("fields", (shape, out.dtype), lambda: np.empty(shape, dtype=out.dtype))
     _transpose(out, fields)
     return fields
 
@@ -53,14 +54,14 @@ def result_fields(out: np.ndarray) -> np.ndarray:
 _OWN = threading.local()  # Dask may run several chunks at once in one process
 
 
-def _reused(name: str, shape: tuple[int, ...], dtype) -> np.ndarray:
-    """This thread's array `name` of that shape, reused from chunk to chunk: a fresh one
-    costs a page fault every 4 KiB, as much as the work that fills it."""
-    arrays = _OWN.__dict__.setdefault("arrays", {})
-    array = arrays.get(name)
-    if array is None or array.shape != shape or array.dtype != dtype:
-        array = arrays[name] = np.empty(shape, dtype=dtype)
-    return array
+def reused(name: str, key, make):
+    """This thread's chunk array(s) `name`, made by make() at first and again whenever key
+    (their shape) changes, else reused from chunk to chunk: a fresh array costs a page
+    fault every 4 KiB, as much as the work that fills it."""
+    held = _OWN.__dict__.setdefault("held", {})
+    if name not in held or held[name][0] != key:
+        held[name] = (key, make())
+    return held[name][1]
 
 
 def games_columns(run_id, cell, start: int, swap: bool, seeds, fields) -> list[Column]:
@@ -126,7 +127,8 @@ def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Colum
     config, matchup, seat, strategy, kind = _card_keys(
         cell.config.name, cell.matchup, cell.a, cell.b, tuple(kinds.tolist()), n, swap, start % 2
     )
-    counts = _reused("counts", (3, n * 2 * k), np.dtype(np.uint8))
+    rows = n * 2 * k
+    counts = reused("counts", rows, lambda: np.empty((3, rows), dtype=np.uint8))
     _counts(cards, kinds, counts)
     return [
         config,

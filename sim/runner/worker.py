@@ -3,7 +3,6 @@ its two part files, report back."""
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,17 +94,13 @@ def play_chunk(task: Task) -> Done:
     return Done(chunk.name, len(seeds), now - started, counts, now - played)
 
 
-_OWN = threading.local()  # Dask may run several chunks at once in one process
-
-
 def _zeroed_buffers(games: int):
-    """This thread's result buffers for a chunk of that many games, zeroed: reused from chunk
-    to chunk, since fresh ones cost a page fault every 4 KiB (about 1% of the playing)."""
+    """This thread's result buffers for a chunk of that many games, zeroed (reused: fresh
+    ones cost about 1% of the playing in page faults)."""
     from sim.game import result_buffers
+    from sim.runner.tables import reused
 
-    buffers = getattr(_OWN, "buffers", None)
-    if buffers is None or len(buffers[0]) != games:
-        buffers = _OWN.buffers = result_buffers(games)
+    buffers = reused("results", games, lambda: result_buffers(games))
     for array in buffers:
         array.fill(0)
     return buffers
