@@ -10,9 +10,14 @@ from sim.engine.state import ERR_OVERFLOW, MAX_COLS, NO_CARD
 @kernel
 def in_bounds(s, line, col):
     """RULES.md 2: not a Program Line card, above the top, below the bottom, or the RUN card."""
-    if line < 0 or line >= s.lines or col < 0 or col >= MAX_COLS:
+    if line < 0 or line >= s.lines or col < 0:
         return False
-    return line != s.lines - 1 or col < s.capacity
+    if line == s.lines - 1:
+        return col < s.capacity
+    if col >= MAX_COLS:  # in bounds by the rules, but past the state: refuse, never ignore
+        s.error = ERR_OVERFLOW
+        return False
+    return True
 
 
 @kernel

@@ -15,13 +15,12 @@ from sim.engine.board import can_enter, is_shut
 from sim.engine.commands import execute, put_down
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
-from sim.engine.paths import advance, path_choice, scratch_state
+from sim.engine.paths import next_change, path_choice, scratch_state
 from sim.engine.score import controller, scores
 from sim.engine.state import (
     END_CPU_OUT,
     END_RUN,
     END_STALLED,
-    ERR_OVERFLOW,
     MAX_CARDS,
     MAX_DEPTH,
     NO_CARD,
@@ -30,7 +29,6 @@ from sim.engine.state import (
 from sim.engine.turn import line_masks
 
 WINNING, NOT_WINNING = 1, 0
-MAX_PATHS = 256
 N_FEATURES = 5  # winning, human not ahead, net good moves, no own card lost, margin
 
 
@@ -43,9 +41,10 @@ def cpu_scores(s):
 
 @kernel
 def active_lines(s, cid):
-    """Bitmask of the lines open (4.1) to the CPU's top card."""
+    """Bitmask of the lines open (4.1) to the CPU's top card; with an empty pile (NO_CARD),
+    the lines open to a BLANK (RULES.md 8)."""
     plain, cont = line_masks(s)
-    return plain | cont if s.kind[cid] == CONT else plain
+    return plain | cont if cid != NO_CARD and s.kind[cid] == CONT else plain
 
 
 @kernel
@@ -119,9 +118,6 @@ def cpu_turn(s):
     """One whole CPU turn: update the card, follow its instruction, then the fallback."""
     update_card(s)
     s.cpu_log_len = 0
-    if top_card(s) == NO_CARD:
-        s.ended = END_CPU_OUT
-        return
     if s.cpu_side == WINNING:
         follow_winning(s, s.cpu_step)
     else:
@@ -174,9 +170,6 @@ def follow_not_winning(s, step):
     else:
         line = lowest(s, losing, 0)
         while line >= 0 and s.ended == 0 and controller(s, line) != s.cpu:
-            if top_card(s) == NO_CARD:
-                s.ended = END_CPU_OUT
-                return
             if not play_into(s, line):
                 return
 
@@ -184,11 +177,12 @@ def follow_not_winning(s, step):
 @kernel
 def walk_down(s, winning):
     """Step 3: every line from top to bottom, tested as it is reached (so a line opened
-    earlier in the turn counts): open to the top card and not held by the other side."""
+    earlier in the turn counts): open to the top card and not held by the other side. A
+    line owed a card when the pile is empty ends the game there (play_into)."""
     for line in range(s.lines):
-        cid = top_card(s)
-        if s.ended or cid == NO_CARD:
+        if s.ended:
             break
+        cid = top_card(s)
         held = human_controls(s) if winning else cpu_controls(s)
         if active_lines(s, cid) & ~held & (1 << line):
             play_into(s, line)
@@ -212,8 +206,7 @@ def play_into(s, line):
         return False
     cid = top_card(s)
     if cid == NO_CARD:
-        s.ended = END_CPU_OUT
-        return False
+        return run_out(s, line)
     if s.cpu_log_len == 0 and s.forced_line >= 0:
         f_line, f_col = s.forced_line, s.forced_col
         s.forced_line = -1
@@ -223,6 +216,17 @@ def play_into(s, line):
         return False
     col = s.width[line] if is_shut(s, line) else s.gap[line]
     return place_ranked(s, cid, line, col)
+
+
+@kernel
+def run_out(s, line):
+    """RULES.md 8: the pile is empty. If the named line is open to a BLANK, a card was
+    needed: the game ends `cpu_out` (a pending forced slot is spent all the same). If not,
+    no card was needed here. Either way nothing is placed: False."""
+    if line >= 0 and active_lines(s, NO_CARD) & (1 << line):
+        s.forced_line = -1
+        s.ended = END_CPU_OUT
+    return False
 
 
 @kernel
@@ -260,34 +264,86 @@ def path_direction(s, cid):
 
 @kernel
 def best_path(s, cid, line, col):
-    """Try every decision path of this card on copies; the path the ranking picks."""
-    paths = np.zeros((MAX_PATHS, MAX_DEPTH), dtype=np.int8)
-    lengths = np.zeros(MAX_PATHS, dtype=np.int64)
-    features = np.zeros((MAX_PATHS, MAX_DEPTH, N_FEATURES), dtype=np.int64)
-    current = np.zeros(MAX_DEPTH, dtype=np.int8)
+    """Try every decision path of this card on copies; the path the ranking picks.
+
+    Paths come in lexicographic order, so the options of one decision finish one after
+    another and its pick is settled when its last option is done: only one kept path per
+    depth is stored, so any number of paths fits (RULES.md 13 sets no limit)."""
     scratch = scratch_state()
-    n = 0
+    current = np.zeros(MAX_DEPTH, dtype=np.int8)
+    options = np.zeros(MAX_DEPTH, dtype=np.int64)
+    kept = new_kept(4)
     while True:
-        if n >= MAX_PATHS:
-            s.error = ERR_OVERFLOW
-            return current
-        scratch[0] = s
-        t = scratch[0]
-        t.path[:] = current
-        lay_card(t, cid, line, col)
-        depth = t.path_pos
-        paths[n] = current
-        lengths[n] = depth
-        rank_leaf(t, depth, features[n])
-        n += 1
-        if not advance(current, t.path_options, depth):
-            break
-    return paths[choose_leaf(paths, lengths, features, n)]
+        depth = try_path(s, scratch, cid, line, col, current, 0)
+        options[:depth] = scratch[0].path_options[:depth]
+        if depth > kept[0].shape[0]:
+            kept = grow_kept(kept, 2 * depth)
+        leaf, kept_set, kept_len, kept_path, kept_feat = kept
+        leaf_features(scratch[0], leaf[0])
+        for d in range(1, depth):
+            if options[d] > 1:  # a decision with one option is never ranked
+                try_path(s, scratch, cid, line, col, current, d)
+                leaf_features(scratch[0], leaf[d])
+        j = next_change(current, options, depth)
+        # the leaf is the pick of its deepest decision; settle every decision it completes
+        src_feat, src_path, src_len = leaf, current, depth
+        for d in range(depth - 1, max(j, 0) - 1, -1):
+            if not kept_set[d] or better(src_feat, kept_feat[d], d):
+                kept_feat[d, : d + 1] = src_feat[: d + 1]
+                kept_path[d, :src_len] = src_path[:src_len]
+                kept_path[d, src_len:] = 0
+                kept_len[d] = src_len
+                kept_set[d] = True
+            if d > j:  # every option of decision d is done: its pick goes up a level
+                src_feat, src_path, src_len = kept_feat[d], kept_path[d], kept_len[d]
+                kept_set[d] = False
+        if j < 0:
+            return src_path.copy()
+        current[j] += 1
+        current[j + 1 :] = 0
 
 
 @kernel
-def rank_leaf(t, depth, out):
-    """The ranking features of a finished path, seen from each of its decisions."""
+def try_path(s, scratch, cid, line, col, current, snap_at):
+    """Lay the card along current on a copy in scratch[0], with the display snapshot taken
+    at decision snap_at; the number of decisions taken."""
+    scratch[0] = s
+    t = scratch[0]
+    t.path[:] = current
+    t.snap_at = snap_at
+    lay_card(t, cid, line, col)
+    t.snap_at = -1
+    return np.int64(t.path_pos)
+
+
+@kernel
+def new_kept(cap):
+    """Per depth: the leaf's features, and the kept pick (set, length, path, features)."""
+    return (
+        np.zeros((cap, N_FEATURES), dtype=np.int64),
+        np.zeros(cap, dtype=np.bool_),
+        np.zeros(cap, dtype=np.int64),
+        np.zeros((cap, MAX_DEPTH), dtype=np.int8),
+        np.zeros((cap, cap, N_FEATURES), dtype=np.int64),
+    )
+
+
+@kernel
+def grow_kept(kept, cap):
+    """The same store with room for cap decisions (deep chains are rare: start small)."""
+    leaf, kept_set, kept_len, kept_path, kept_feat = kept
+    out = new_kept(cap)
+    n = leaf.shape[0]
+    out[1][:n] = kept_set
+    out[2][:n] = kept_len
+    out[3][:n] = kept_path
+    out[4][:n, :n] = kept_feat
+    return out
+
+
+@kernel
+def leaf_features(t, out):
+    """The ranking features of a finished path, seen from the decision its snapshot holds."""
     cpu, human = cpu_scores(t)
     final_line = np.full(MAX_CARDS, -1, dtype=np.int64)
     for line in range(t.lines):
@@ -295,66 +351,31 @@ def rank_leaf(t, depth, out):
             cid = t.grid[line, col]
             if cid != NO_CARD:
                 final_line[cid] = line
-    for d in range(depth):
-        net = 0
-        lost = 0
-        for cid in range(t.n_cards):
-            before = t.snap_line[d, cid]
-            if before < 0:
-                continue
-            own = t.snap_own[d, cid]
-            after = final_line[cid]
-            if own and (after < 0 or t.face[cid] != t.cpu):
-                lost = 1
-            if after >= 0 and after != before:
-                down = after > before
-                net += 1 if down == bool(own) else -1
-        out[d, 0] = cpu > human
-        out[d, 1] = human <= cpu
-        out[d, 2] = net
-        out[d, 3] = 1 - lost
-        out[d, 4] = cpu - human
+    net = 0
+    lost = 0
+    for cid in range(t.n_cards):
+        before = t.snap_line[cid]
+        if before < 0:
+            continue
+        own = t.snap_own[cid]
+        after = final_line[cid]
+        if own and (after < 0 or t.face[cid] != t.cpu):
+            lost = 1
+        if after >= 0 and after != before:
+            down = after > before
+            net += 1 if down == bool(own) else -1
+    out[0] = cpu > human
+    out[1] = human <= cpu
+    out[2] = net
+    out[3] = 1 - lost
+    out[4] = cpu - human
 
 
 @kernel
-def better(features, a, b, depth):
-    """Whether leaf a ranks strictly above leaf b at a decision depth (RULES.md 8, ranks 1-5)."""
+def better(a, b, depth):
+    """Whether pick a ranks strictly above pick b at a decision depth (RULES.md 8, ranks
+    1-5; rank 6, the fixed order, is the order paths are tried in)."""
     for k in range(N_FEATURES):
-        if features[a, depth, k] != features[b, depth, k]:
-            return features[a, depth, k] > features[b, depth, k]
+        if a[depth, k] != b[depth, k]:
+            return a[depth, k] > b[depth, k]
     return False
-
-
-@kernel
-def choose_leaf(paths, lengths, features, n):
-    """Bottom-up: at each decision keep its best child's chosen leaf; ties go to the
-    earlier option (rank 6: the fixed order)."""
-    alive = np.ones(n, dtype=np.bool_)
-    for depth in range(MAX_DEPTH - 1, -1, -1):
-        i = 0
-        while i < n:
-            if lengths[i] <= depth:
-                i += 1
-                continue
-            k = i
-            while k < n and lengths[k] > depth and same_prefix(paths, i, k, depth):
-                k += 1
-            best = -1
-            for m in range(i, k):
-                if alive[m] and (best < 0 or better(features, m, best, depth)):
-                    best = m
-            for m in range(i, k):
-                alive[m] = m == best
-            i = k
-    for m in range(n):
-        if alive[m]:
-            return m
-    return 0
-
-
-@kernel
-def same_prefix(paths, a, b, length):
-    for j in range(length):
-        if paths[a, j] != paths[b, j]:
-            return False
-    return True

@@ -62,6 +62,7 @@ def clear(s, lines, capacity, free):
     s.script_len = 0
     s.script_pos = 0
     s.path_ask = 0
+    s.snap_at = -1
     s.cpu = NO_CPU
     s.cpu_log_len = 0
 

@@ -24,6 +24,7 @@ from sim.engine.rng import mix
 from sim.engine.search import (
     M_DIR,
     M_INDEX,
+    M_LEN,
     M_LINE,
     M_PATH,
     determinise,
@@ -36,7 +37,7 @@ from sim.engine.search import (
     rollout_to_end,
     search_start,
 )
-from sim.engine.state import MAX_DEPTH, ONGOING, POLICY_ISMCTS, POLICY_RANDOM
+from sim.engine.state import ONGOING, POLICY_ISMCTS, POLICY_RANDOM
 from sim.engine.turn import begin_turn
 
 EXPLORE = 0.4  # UCB exploration constant for values in [0, 1] (0.3-0.5 measured best)
@@ -57,7 +58,10 @@ def move_key(t, digit, moves, m):
     key = key * 8 + moves[m, M_LINE]
     key = key * 8 + moves[m, M_DIR]
     key = key * 2 + digit
-    for d in range(MAX_DEPTH):
+    key = key * 64 + moves[m, M_LEN]
+    # past about 8 decisions the key wraps into a hash; a collision (deep chains only) would
+    # merge two moves' statistics, never make a move illegal
+    for d in range(moves[m, M_LEN]):
         key = key * 32 + min(moves[m, M_PATH + d], 31)
     return key
 

@@ -18,38 +18,39 @@ class DecisionPending(Exception):
 def path_choice(s, n):
     """The option the path takes at the next decision (which offers n options)."""
     depth = s.path_pos
-    if depth >= MAX_DEPTH:
+    if depth >= MAX_DEPTH:  # cannot happen in a legal position (state.MAX_DEPTH); never truncate
         s.error = ERR_OVERFLOW
         return 0
     s.path_options[depth] = n
     if depth == s.path_ask - 1:
         raise DecisionPending()
-    snapshot(s, depth)
+    if depth == s.snap_at:
+        snapshot(s)
     s.path_pos += 1
     choice = s.path[depth]
     return choice if choice < n else 0
 
 
 @kernel
-def snapshot(s, depth):
-    """Each card's line and whether it shows the CPU's digit, as the decision is made."""
-    s.snap_line[depth, :] = -1
-    s.snap_own[depth, :] = 0
+def snapshot(s):
+    """Each card's line and whether it shows the CPU's digit, as decision s.snap_at is made."""
+    s.snap_line[:] = -1
+    s.snap_own[:] = 0
     for line in range(s.lines):
         for col in range(s.width[line]):
             cid = s.grid[line, col]
             if cid != NO_CARD:
-                s.snap_line[depth, cid] = line
-                s.snap_own[depth, cid] = s.face[cid] == s.cpu
+                s.snap_line[cid] = line
+                s.snap_own[cid] = s.face[cid] == s.cpu
 
 
 @kernel
 def note_placed(s, cid, line):
-    """A card placed during a followed path counts, from every earlier decision's point of
+    """A card placed after the snapshot's decision counts, from that decision's point of
     view, as having been on the display from the start (so its later fate is ranked)."""
-    for depth in range(s.path_pos):
-        s.snap_line[depth, cid] = line
-        s.snap_own[depth, cid] = s.face[cid] == s.cpu
+    if 0 <= s.snap_at < s.path_pos:
+        s.snap_line[cid] = line
+        s.snap_own[cid] = s.face[cid] == s.cpu
 
 
 def _scratch_py():
@@ -67,11 +68,21 @@ scratch_state = _scratch_py if DISABLED else _scratch_jit
 
 
 @kernel
-def advance(current, options, depth):
-    """Next path in lexicographic order (an odometer over the decisions taken); False at end."""
+def next_change(current, options, depth):
+    """Where the odometer over the decisions taken turns next: the deepest decision with an
+    option left, or -1 when this was the last path."""
     for j in range(depth - 1, -1, -1):
         if current[j] + 1 < options[j]:
-            current[j] += 1
-            current[j + 1 :] = 0
-            return True
-    return False
+            return j
+    return -1
+
+
+@kernel
+def advance(current, options, depth):
+    """Next path in lexicographic order (an odometer over the decisions taken); False at end."""
+    j = next_change(current, options, depth)
+    if j < 0:
+        return False
+    current[j] += 1
+    current[j + 1 :] = 0
+    return True

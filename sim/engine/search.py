@@ -38,7 +38,7 @@ from sim.engine.turn import (
 )
 
 MAX_MOVES = 512  # more legal moves than this in one turn are not considered
-M_INDEX, M_LINE, M_DIR, M_PATH = 0, 1, 2, 3
+M_INDEX, M_LINE, M_DIR, M_LEN, M_PATH = 0, 1, 2, 3, 4  # M_LEN: decisions in the path
 MOVE_WIDTH = M_PATH + MAX_DEPTH
 
 
@@ -83,14 +83,15 @@ def same_card_earlier(s, digit, index):
 
 
 @kernel
-def add_move(moves, n, index, line, direction, path):
+def add_move(moves, n, index, line, direction, path, depth):
     if n >= MAX_MOVES:
         return n
     moves[n, M_INDEX] = index
     moves[n, M_LINE] = line
     moves[n, M_DIR] = direction
-    for d in range(MAX_DEPTH):
-        moves[n, M_PATH + d] = path[d]
+    moves[n, M_LEN] = depth
+    moves[n, M_PATH : M_PATH + depth] = path[:depth]
+    moves[n, M_PATH + depth : M_PATH + MAX_DEPTH] = 0
     return n + 1
 
 
@@ -115,13 +116,13 @@ def list_moves(s, scratch, digit, forced, moves):
                 direction = nth_dir(s, cid, k)
                 path[:] = 0
                 if not has_choices(s, cid):
-                    n = add_move(moves, n, index, line, direction, path)
+                    n = add_move(moves, n, index, line, direction, path, 0)
                     continue
                 while True:
                     depth, options = play_on_copy(
                         s, scratch, digit, index, line, direction, forced, path
                     )
-                    n = add_move(moves, n, index, line, direction, path)
+                    n = add_move(moves, n, index, line, direction, path, depth)
                     if not next_path(path, options, depth):
                         break
     return n
@@ -131,7 +132,8 @@ def list_moves(s, scratch, digit, forced, moves):
 def play_move(t, digit, moves, m, forced, policy):
     """A whole turn of the mover in t along moves[m], the seat on policy afterwards."""
     t.policy[digit] = POLICY_PATH
-    for d in range(MAX_DEPTH):
+    t.path[:] = 0
+    for d in range(moves[m, M_LEN]):
         t.path[d] = moves[m, M_PATH + d]
     t.path_pos = 0
     put_card(t, digit, moves[m, M_INDEX], moves[m, M_LINE], moves[m, M_DIR], forced)

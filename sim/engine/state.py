@@ -11,11 +11,12 @@ import numpy as np
 from sim.cards import N_KINDS
 
 MAX_LINES = 6
-MAX_COLS = 64  # a line never grows this wide in a real game; the engine refuses to go past it
+# A line's width is bounded only by the game's length: pasted and printed cards can hang
+# past gaps at the right end (stress decks reached 64 slots). Past this the engine refuses.
+MAX_COLS = 256
 MAX_CARDS = 128  # card ids over both decks
 MAX_DECK = 63
 MAX_HAND = 16
-MAX_SCRIPT = 16
 NO_CARD = -1
 
 # end reasons
@@ -30,13 +31,19 @@ POLICY_RANDOM, POLICY_SCRIPT, POLICY_PATH, POLICY_GREEDY = 0, 1, 2, 3
 POLICY_HEURISTIC, POLICY_MC, POLICY_ISMCTS = 4, 5, 6
 VIS_DEFAULT, VIS_OPEN, VIS_CLOSED = 0, 1, 2  # RULES.md 7, as rule option `visibility`
 VISIBILITIES = ("default", "open", "closed")
-MAX_DEPTH = 8  # decisions in one CPU card's chain (its direction and every nested choice)
+# Decisions in one card's chain (its direction and every nested choice). A chain is linear
+# (each card places at most one more, and a CUT, which places none, can only end it), so no
+# card is placed twice in one chain: at most MAX_CARDS placements, each with a card choice
+# and a direction, and one GOSUB line at the end. So no legal position can need more.
+MAX_DEPTH = 2 * MAX_CARDS + 1
+MAX_SCRIPT = MAX_DEPTH  # a move's scripted sub-decisions are some of its chain's decisions
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 
 STATE_DTYPE = np.dtype(
     [
-        ("grid", np.int16, (MAX_LINES, MAX_COLS)),  # card id per slot, NO_CARD if empty
+        # card id per slot, NO_CARD if empty (ids are below MAX_CARDS = 128: one byte a slot)
+        ("grid", np.int8, (MAX_LINES, MAX_COLS)),
         ("mark", np.uint8, (MAX_LINES, MAX_COLS)),  # 1 where a pending SAVE marks an empty slot
         ("count", np.int16, (MAX_LINES,)),  # cards per line
         ("width", np.int16, (MAX_LINES,)),  # 1 + right-most occupied column
@@ -62,7 +69,7 @@ STATE_DTYPE = np.dtype(
         ("capacity", np.int8),
         ("free", np.int8),  # orientation = "free"
         ("forced_line", np.int8),  # NEXT-forced slot for the player about to move
-        ("forced_col", np.int8),
+        ("forced_col", np.int16),
         ("passed", np.uint8, (2,)),
         ("mover", np.int8),  # digit of the player to move
         ("first", np.int8),  # digit of the first player
@@ -73,13 +80,10 @@ STATE_DTYPE = np.dtype(
         ("srng", np.uint64, (2,)),  # each digit's strategy stream
         ("policy", np.int8, (2,)),
         ("budget", np.int32, (2,)),  # per digit: a search strategy's budget (rollouts, iterations)
-        (
-            "script",
-            np.int16,
-            (MAX_SCRIPT, 5),
-        ),  # scripted sub-decisions: kind, axis, face, dir, line
-        ("script_len", np.int8),
-        ("script_pos", np.int8),
+        # scripted sub-decisions: kind, axis, face, dir, line (all small: int8 keeps it compact)
+        ("script", np.int8, (MAX_SCRIPT, 5)),
+        ("script_len", np.int16),
+        ("script_pos", np.int16),
         # per digit and card kind, for the cards table: drawn, played from hand, took effect
         ("drawn", np.uint8, (2, N_KINDS)),
         ("played", np.uint8, (2, N_KINDS)),
@@ -95,17 +99,23 @@ STATE_DTYPE = np.dtype(
         ("cpu_side", np.int8),  # 1 WINNING, 0 NOT WINNING
         ("cpu_step", np.int8),
         ("cpu_first", np.uint8),  # its first turn is still to come
-        ("cpu_log", np.int16, (MAX_LINES * 8, 2)),  # this CPU turn's placements: card id, line
+        # this CPU turn's placements (card id, line): at most its whole pile
+        # this CPU turn's placements (card id, line): each card at most once
+        ("cpu_log", np.int16, (MAX_CARDS, 2)),
         ("cpu_log_len", np.int16),
-        # a decision path being followed or explored (POLICY_PATH), with a snapshot per decision
+        # a decision path being followed or explored (POLICY_PATH); an option index is below
+        # 128 (at most MAX_CARDS - 1 cut cards), a count of options may be 128
         ("path", np.int8, (MAX_DEPTH,)),
-        ("path_pos", np.int8),
-        ("path_options", np.int8, (MAX_DEPTH,)),
-        ("path_ask", np.int8),  # 1 + the depth at which to stop and ask Python (0: never)
+        ("path_pos", np.int16),
+        ("path_options", np.int16, (MAX_DEPTH,)),
+        ("path_ask", np.int16),  # 1 + the depth at which to stop and ask Python (0: never)
         ("ask", np.int16, (4,)),  # what the next decision is about: ASK_*, card id, line, col
         ("last", np.int16, (3,)),  # the latest hand card played: card id, line, direction
-        ("snap_line", np.int8, (MAX_DEPTH, MAX_CARDS)),  # card's line at the decision, -1 if none
-        ("snap_own", np.uint8, (MAX_DEPTH, MAX_CARDS)),  # card then showed the CPU's digit
+        # the display as one decision (at depth snap_at, -1 for none) saw it, for the CPU's
+        # ranking; one snapshot, not one per depth, keeps the record small at any depth
+        ("snap_at", np.int16),
+        ("snap_line", np.int8, (MAX_CARDS,)),  # card's line at that decision, -1 if none
+        ("snap_own", np.uint8, (MAX_CARDS,)),  # card then showed the CPU's digit
     ],
     align=True,
 )
