@@ -134,9 +134,10 @@ def rules_apply(scenario: Annotated[Path, typer.Argument(help="A scenario .json 
     from sim import scenario as sc
 
     try:
-        outcome = sc.run(scenario)
+        sc.load(scenario)
     except sc.ScenarioError as exc:
         fail(str(exc))
+    outcome = sc.run(scenario)
     if outcome.facts.get("error"):
         typer.echo(f"move refused: {outcome.facts['error']}")
     else:

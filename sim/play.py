@@ -22,6 +22,11 @@ class IllegalMove(ValueError):
     """A move the rules do not allow in this position."""
 
 
+class EngineLimit(ValueError):
+    """A legal move that went past what the engine's state can hold: refused, never
+    truncated (RULES.md 13)."""
+
+
 @dataclass(frozen=True)
 class SubChoice:
     """A PRINT or PASTE card with its direction, or a GOSUB line (line index)."""
@@ -67,7 +72,7 @@ def apply_move(s, digit: int, move: Move, load: bool = True) -> None:
     if s.error == ERR_ILLEGAL:
         raise IllegalMove("the move or one of its sub-decisions is not legal here")
     if s.error != OK:
-        raise IllegalMove("the display overflowed the engine's limits")
+        raise EngineLimit(f"the move went past the engine's limits (error {s.error})")
     if s.script_pos != s.script_len:
         raise IllegalMove("a sub-decision was given that the move never asked for")
     finish_turn(s, digit, False, load)

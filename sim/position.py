@@ -9,9 +9,21 @@ import numpy as np
 from sim.cards import AXIS_H, AXIS_NONE, AXIS_V, DEFAULT_AXIS, UNDIRECTED
 from sim.engine.board import place
 from sim.engine.game import clear
-from sim.engine.state import MAX_COLS, NO_CARD, VISIBILITIES, new_state
-from sim.notation import MARK, Card, NotationError, Slot
+from sim.engine.state import (
+    MAX_CARDS,
+    MAX_COLS,
+    MAX_DECK,
+    MAX_HAND,
+    NO_CARD,
+    VISIBILITIES,
+    new_state,
+)
+from sim.notation import MARK, Card, Slot
 from sim.rules import RuleOptions
+
+
+class PositionError(ValueError):
+    """A position larger than the engine's state can hold: refused, never cut short."""
 
 
 @dataclass
@@ -34,13 +46,12 @@ class Position:
 
 def build_state(pos: Position):
     """A fresh engine state holding the position (card owners are taken to be their faces)."""
+    check_fits(pos)
     s = new_state()
     free = pos.rules.orientation == "free"
     clear(s, pos.rules.lines, pos.rules.run_capacity, int(free))
     ids = _Allocator(s, free)
     for line, row in enumerate(pos.rows):
-        if len(row) > MAX_COLS:
-            raise NotationError(f"line {10 * (line + 1)} is wider than {MAX_COLS} slots")
         for col, slot in enumerate(row):
             if slot == MARK:
                 s.mark[line, col] = 1
@@ -72,6 +83,30 @@ def build_state(pos: Position):
         s.cpu_numeric = int(pos.rules.cpu_reading == "numeric")
         s.cpu_side, s.cpu_step, s.cpu_first = pos.cpu_side, pos.cpu_step, int(pos.cpu_first)
     return s
+
+
+def check_fits(pos: Position) -> None:
+    """PositionError unless the engine's state can hold the position (state.MAX_*)."""
+    for line, row in enumerate(pos.rows):
+        if len(row) > MAX_COLS:
+            raise PositionError(
+                f"line {10 * (line + 1)} is {len(row)} slots wide; the engine holds {MAX_COLS}"
+            )
+    for digit in (0, 1):
+        if len(pos.hands[digit]) > MAX_HAND:
+            raise PositionError(
+                f"digit {digit} holds {len(pos.hands[digit])} cards in hand; "
+                f"the engine holds at most {MAX_HAND}"
+            )
+        if len(pos.piles[digit]) > MAX_DECK:
+            raise PositionError(
+                f"digit {digit}'s pile has {len(pos.piles[digit])} cards; "
+                f"the engine holds at most {MAX_DECK}"
+            )
+    shown = sum(isinstance(slot, Card) for row in pos.rows for slot in row)
+    total = shown + sum(map(len, pos.hands)) + sum(map(len, pos.piles)) + len(pos.cut)
+    if total > MAX_CARDS:
+        raise PositionError(f"the position has {total} cards; the engine holds at most {MAX_CARDS}")
 
 
 class _Allocator:

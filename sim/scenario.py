@@ -19,15 +19,20 @@ from sim.notation import (
     render_card,
     render_display,
 )
-from sim.play import IllegalMove, Move, SubChoice, apply_move, legal_lines
-from sim.position import Position, build_state, cut_cards, display_rows, hand_cards, pile_cards
+from sim.play import EngineLimit, IllegalMove, Move, SubChoice, apply_move, legal_lines
+from sim.position import (
+    Position,
+    PositionError,
+    build_state,
+    cut_cards,
+    display_rows,
+    hand_cards,
+    pile_cards,
+)
 from sim.rules import RuleError, RuleOptions
+from sim.scenario_format import SIDES, ScenarioError, validate
 
 _DIRS = {symbol: d for d, symbol in enumerate(DIR_SYMBOLS) if symbol}
-
-
-class ScenarioError(ValueError):
-    """A scenario file that cannot be read as RULES.md 13 describes."""
 
 
 @dataclass
@@ -45,48 +50,53 @@ class Outcome:
 
 
 def load(path: str | Path) -> dict:
+    """The file's fields, checked against RULES.md 13 (ScenarioError names file and field)."""
     try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        return _read(path)
+    except ScenarioError as exc:
         raise ScenarioError(f"{path}: {exc}") from exc
-    if not isinstance(data, dict) or "before" not in data:
-        raise ScenarioError(f"{path}: a scenario is a JSON object with at least 'before'")
+
+
+def _read(path: str | Path) -> dict:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScenarioError(str(exc)) from exc
+    validate(data)
     return data
 
 
 def run(path: str | Path) -> Outcome:
-    """Apply the scenario's move and check every expectation it states."""
-    data = load(path)
+    """Apply the scenario's move (if any) and check every expectation it states; a file
+    that is malformed or holds a position the engine cannot represent fails, with why."""
     outcome = Outcome(str(path))
     try:
-        _run(data, outcome)
-    except (NotationError, RuleError, ScenarioError, KeyError, TypeError) as exc:
-        outcome.failures.append(f"cannot read scenario: {exc}")
+        _run(_read(path), outcome)
+    except (ScenarioError, NotationError, RuleError) as exc:
+        outcome.failures.append(f"malformed: {exc}")
+    except (PositionError, EngineLimit) as exc:
+        outcome.failures.append(f"cannot run scenario: {exc}")
     return outcome
 
 
 def _run(data: dict, outcome: Outcome) -> None:
-    move_data = data.get("move", "pass")
+    move_data = data.get("move")
     cpu_move = move_data == "cpu"
-    card_state = data.get("cpu", {}) if cpu_move else {}
-    rule_values = dict(data.get("rules", {}))
-    if "level" in card_state:
-        rule_values.setdefault("cpu_level", card_state["level"])
-    rules = RuleOptions.from_mapping(rule_values, "rules")
+    rules = _rules(data)
     mover = _mover(data, move_data)
-    cpu = mover if cpu_move else int(data.get("cpu_digit", -1))
+    card_state = data.get("cpu", {})
     pos = Position(
-        cpu=cpu,
-        cpu_side=1 if card_state.get("side") == "WINNING" else 0,
-        cpu_step=int(card_state.get("step", rules.cpu_level)),
-        cpu_first=bool(card_state.get("first_turn", False)),
+        cpu=mover if cpu_move else int(data.get("cpu_digit", -1)),
+        cpu_side=SIDES.index(card_state.get("side", "NOT WINNING")),
+        cpu_step=int(card_state.get("step", rules.cpu_level)),  # the level's first step
+        cpu_first=bool(card_state.get("first_turn", True)),
         rules=rules,
         rows=parse_display(data["before"], rules.lines),
         mover=mover,
         hands=_by_digit(mover, _cards(data.get("hand")), _cards(data.get("opp_hand"))),
         piles=_by_digit(mover, _cards(data.get("pile")), _cards(data.get("opp_pile"))),
         cut=_cards(data.get("cut_pile")),
-        forced=_slot(data.get("forced")),
+        forced=_slot(data.get("forced"), rules.lines),
         passed=_by_digit(mover, False, bool(data.get("opp_passed", False))),
     )
     s = build_state(pos)
@@ -94,10 +104,7 @@ def _run(data: dict, outcome: Outcome) -> None:
     if "legal" in expect:
         _compare(outcome, "legal", _legal(s, mover), _norm_legal(expect["legal"]))
     try:
-        if cpu_move:
-            cpu_turn(s)
-        else:
-            apply_move(s, mover, _move(move_data), load=bool(data.get("load", False)))
+        _apply(s, data, move_data, mover, rules.lines)
     except IllegalMove as exc:
         outcome.facts["error"] = "IllegalMove"
         if expect.get("error") != "IllegalMove":
@@ -110,11 +117,33 @@ def _run(data: dict, outcome: Outcome) -> None:
     if "after" in data:
         _compare(outcome, "after", outcome.display, normalise_display(data["after"], rules.lines))
     for key, wanted in expect.items():
-        if key in ("legal", "error"):
-            continue
-        if key not in _CHECKS:
-            raise ScenarioError(f"unknown expect field {key!r}")
-        _CHECKS[key](outcome, s, mover, wanted)
+        if key not in ("legal", "error"):
+            _CHECKS[key](outcome, s, mover, wanted)
+
+
+def _rules(data: dict) -> RuleOptions:
+    """The rule options, with a CPU move's `level` standing for `rules.cpu_level`."""
+    values = dict(data.get("rules", {}))
+    level = data.get("cpu", {}).get("level")
+    if level is not None:
+        if values.get("cpu_level", level) != level:
+            raise ScenarioError(
+                f"cpu.level {level} and rules.cpu_level {values['cpu_level']} disagree"
+            )
+        values["cpu_level"] = level
+    return RuleOptions.from_mapping(values, "rules")
+
+
+def _apply(s, data: dict, move_data, mover: int, lines: int) -> None:
+    """The scenario's move, if it has one; an engine limit is reported, never truncated."""
+    if move_data is None:
+        return
+    if move_data == "cpu":
+        cpu_turn(s)
+        if s.error:
+            raise EngineLimit(f"the CPU's turn went past the engine's limits (error {s.error})")
+        return
+    apply_move(s, mover, _move(move_data, lines), load=bool(data.get("load", False)))
 
 
 def _mover(data: dict, move_data) -> int:
@@ -133,48 +162,58 @@ def _cards(tokens) -> list[Card]:
     return [parse_hand_card(t) for t in (tokens or [])]
 
 
-def _slot(text):
-    if not text:
+def _slot(text, lines: int):
+    if text is None:
         return None
-    line, col = str(text).split(":")
-    return int(line) // 10 - 1, int(col)
+    return _line_index(int(text.split(":")[0]), lines, "forced"), int(text.split(":")[1])
+
+
+def _line_index(value: int, lines: int, where: str) -> int:
+    if value % 10 or not 1 <= value // 10 <= lines:
+        raise ScenarioError(f"{where}: no line {value} in a {lines}-line display")
+    return value // 10 - 1
 
 
 def _direction(symbol) -> int:
     if symbol is None:
         return DIR_NONE
-    if symbol not in _DIRS:
-        raise ScenarioError(f"unknown direction {symbol!r}")
     return _DIRS[symbol]
 
 
-def _move(move_data) -> Move:
+def _move(move_data, lines: int) -> Move:
     if move_data == "pass":
         return Move(card=None)
     subs = tuple(
-        SubChoice(line=int(sub["line"]) // 10 - 1)
+        SubChoice(line=_line_index(sub["line"], lines, "move.sub.line"))
         if "line" in sub
         else SubChoice(card=parse_hand_card(sub["card"]), direction=_direction(sub.get("dir")))
         for sub in move_data.get("sub", [])
     )
     return Move(
         card=parse_hand_card(move_data["card"]),
-        line=int(move_data["line"]) // 10 - 1,
+        line=_line_index(move_data["line"], lines, "move.line"),
         direction=_direction(move_data.get("dir")),
         subs=subs,
     )
 
 
 def _legal(s, digit: int) -> dict[str, list[int]]:
+    """Each hand card that has a legal line, with its line values (RULES.md 13: a card with
+    none is left out, which is what listing it with [] means too)."""
     out: dict[str, list[int]] = {}
     for card, lines in zip(hand_cards(s, digit), legal_lines(s, digit), strict=True):
         values = sorted({10 * (line + 1) for line in lines} | set(out.get(_hand(card), [])))
-        out[_hand(card)] = values
+        if values:
+            out[_hand(card)] = values
     return out
 
 
 def _norm_legal(wanted: dict) -> dict[str, list[int]]:
-    return {_hand(parse_hand_card(k)): sorted(int(v) for v in lines) for k, lines in wanted.items()}
+    return {
+        _hand(parse_hand_card(k)): sorted(int(v) for v in lines)
+        for k, lines in wanted.items()
+        if lines
+    }
 
 
 def _hand(card: Card) -> str:
@@ -240,10 +279,8 @@ def _check_legal_next(outcome, s, mover, wanted):
     _compare(outcome, "legal_next", _legal(s, 1 - mover), _norm_legal(wanted))
 
 
-_SIDES = ("NOT WINNING", "WINNING")
-
 _CHECKS = {
-    "cpu_side": lambda o, s, m, w: _compare(o, "cpu_side", _SIDES[int(s.cpu_side)], w),
+    "cpu_side": lambda o, s, m, w: _compare(o, "cpu_side", SIDES[int(s.cpu_side)], w),
     "cpu_step": lambda o, s, m, w: _compare(o, "cpu_step", int(s.cpu_step), w),
     "ended": lambda o, s, m, w: _compare(o, "ended", o.facts["ended"], w),
     "scores": lambda o, s, m, w: _compare(o, "scores", o.facts["scores"], list(w)),
