@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,8 +74,10 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The error's first line; of polars' "... underlying IO error: X", only X."""
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    line = text.splitlines()[0] if text else type(exc).__name__
+    return line.rpartition("IO error: ")[2]
 
 
 def write_part(
@@ -101,9 +104,12 @@ def write_json(data: dict, path: Path) -> None:
 
 def write_manifest(manifest: dict, out: Path) -> None:
     """The manifest, then the same as its backup: a manifest damaged later (an editor, a
-    disk) leaves the backup to restore the part records from."""
+    disk) leaves the backup to restore the part records from. An older backup is still
+    a true one (a chunk it does not record is only replayed), so failing to update it is
+    no failure."""
     write_json(manifest, out / MANIFEST)
-    write_json(manifest, out / BACKUP)
+    with suppress(OSError):
+        write_json(manifest, out / BACKUP)
 
 
 def part_path(out: Path, table: str, chunk_name: str) -> Path:
