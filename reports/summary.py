@@ -21,7 +21,7 @@ from scipy import stats as sps
 from reports.stats import wilson
 from sim.runner import storage
 from sim.runner.schema import cards_long
-from sim.runner.verify import reader_warnings
+from sim.runner.verify import reader_warnings, unreadable
 
 MIN_GAMES = 100
 WIDE_INTERVAL = 0.10
@@ -100,7 +100,8 @@ def open_run(path: Path) -> RunFolder:
         raise RunFolderError(f"{path}/manifest.json is not a run manifest")
     parts = storage.verified_parts(path, "games")
     if not parts:
-        raise RunFolderError(f"{path}: no games on disk yet (games/*.parquet)")
+        why = unreadable(path, "games")
+        raise RunFolderError(why or f"{path}: no games on disk yet (games/*.parquet)")
     games = _read(parts, path, "games")
     missing = [c for c in REQUIRED if c not in games.columns]
     if missing:

@@ -98,8 +98,8 @@ def reader_check(out: Path) -> FolderCheck:
     asks for the games, the cards and the warnings, and pays for one pass over the bytes."""
     try:
         manifest = storage.read_manifest(out) or {}
-    except storage.ManifestError:
-        manifest = {}
+    except storage.ManifestError:  # no record can be trusted: nothing counts
+        manifest = {"checksums": storage.DIGEST}
     key = (str(out.resolve()), _stat_key(out))
     if key not in _CHECKED:
         _CHECKED.clear()
@@ -121,6 +121,18 @@ def _stat_key(out: Path) -> tuple:
             continue
         stats.append((path.name, st.st_size, st.st_mtime_ns, st.st_ino))
     return tuple(stats)
+
+
+def unreadable(out: Path, table: str) -> str | None:
+    """Why a table with part files on disk has none a reader may count, or None."""
+    check = reader_check(out)
+    bad = [w for w in [*check.damaged, *check.missing] if w.startswith(f"{table}/")]
+    if check.fine or not bad:
+        return None
+    return (
+        f"{out}: cannot read the run's tables: every {table} part is damaged or missing "
+        f"({_few(bad)}); rerun its `sim run` command to replay them"
+    )
 
 
 def reader_warnings(out: Path) -> list[str]:
