@@ -20,6 +20,7 @@ from scipy import stats as sps
 
 from reports.stats import wilson
 from sim.runner import storage
+from sim.runner.lock import holder
 from sim.runner.schema import cards_long
 from sim.runner.verify import reader_warnings, unreadable
 
@@ -76,7 +77,7 @@ class RunFolder:
         """Plain notes about the folder itself, e.g. an unfinished, live or failed run."""
         notes = reader_warnings(self.path)
         status = self.manifest.get("status", "unknown")
-        if status == "complete":
+        if status == "complete" or holder(self.path):  # a live run: said in the notes
             return notes
         total = self.manifest.get("total_games")
         return notes + [

@@ -285,3 +285,12 @@ def test_files_are_flushed_to_disk_before_and_after_they_are_renamed(tmp_path, m
     (first, tmp), (second, renamed), (third, folder) = events
     assert (first, second, third) == ("fsync", "replace", "fsync")
     assert tmp == renamed and Path(folder) == tmp_path
+
+
+def test_readers_name_the_damage_when_no_part_of_a_table_verifies(run):
+    for path in (run / "games").glob("*.parquet"):
+        DAMAGE["truncated"](path)
+    line = assert_exit_1(cli("summary", str(run)))
+    assert "every games part is damaged or missing" in line and "rerun" in line
+    line = assert_exit_1(cli("report", str(run), "--out", str(run.parent / "r.html")))
+    assert "every games part is damaged or missing" in line

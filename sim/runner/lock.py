@@ -3,12 +3,12 @@
 fcntl.flock rather than the filelock library: the kernel drops the lock the moment its
 process dies (kill -9 included), so a dead run never leaves a stale lock to clean up, and
 no dependency is needed (filelock's Unix lock is this same call). The file itself, never
-deleted, names the holder's host and PID for the message a second run gets.
+deleted, names the holder's host and PID for the message a second run gets. Where there is
+no fcntl (Windows) folders go unlocked, as before.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import socket
@@ -16,6 +16,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
 
 LOCK = ".lock"
 
@@ -28,6 +33,9 @@ class LockError(RuntimeError):
 def hold(out: Path) -> Iterator[None]:
     """Hold the folder's lock for the duration; LockError naming the holder if it is taken."""
     out.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
     fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
@@ -48,6 +56,8 @@ def hold(out: Path) -> Iterator[None]:
 
 def holder(out: Path) -> dict | None:
     """Who holds the folder's lock right now (host, pid, since), or None if no one does."""
+    if fcntl is None:
+        return None
     try:
         fd = os.open(out / LOCK, os.O_RDONLY)
     except OSError:

@@ -8,15 +8,17 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # the parent never writes parts: its start-up stays free of numba
     import polars as pl
 
     from sim.runner.parquet import Column
 
+T = TypeVar("T")
 MANIFEST, BACKUP = "manifest.json", "manifest.backup.json"
 GAMES, CARDS = "games", "cards"
 DIGEST = "sha256"  # hashlib's fastest here (OpenSSL's SHA extensions): ~2x blake2b
@@ -30,7 +32,7 @@ class ManifestError(ValueError):
     """manifest.json exists but cannot be read as a manifest; the message says why."""
 
 
-def atomic_write(path: Path, write):
+def atomic_write(path: Path, write: Callable[[Path], T]) -> T:
     """Write through a temporary file in the same folder, fsync it, rename it into place and
     fsync the folder: readers never see half a file, and neither does anyone after a power
     loss. Returns what `write(tmp)` returns."""
