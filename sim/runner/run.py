@@ -1,7 +1,9 @@
 """A whole run: prepare the folder, play what is not on disk yet, then write the summaries.
 
-Rerunning the same command continues an interrupted run: finished chunks are the part
-files on disk, so nothing finished is played twice and nothing unfinished is trusted.
+Rerunning the same command continues an interrupted run: finished chunks are those whose
+two part files match the size and checksum the manifest records of them, so nothing finished
+is played twice and nothing damaged, unrecorded or unfinished is trusted. One run at a time
+holds the folder (lock.py).
 """
 
 from __future__ import annotations

@@ -139,8 +139,8 @@ def read_manifest(out: Path) -> dict | None:
 
 def verified_parts(out: Path, table: str) -> list[Path]:
     """The part files of `table` that readers may count: those of chunks the manifest records
-    as done whose parts both verify (verify.READER_CHECK). Every part file of a folder whose
-    manifest records no checksums (written by hand or by an older sim)."""
+    as done whose two parts both match their records' size and checksum (verify.reader_check).
+    Every part file of a folder whose manifest records no checksums (hand-made, older sim)."""
     from sim.runner import verify
 
     return verify.counted_parts(out, table)

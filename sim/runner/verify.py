@@ -61,13 +61,14 @@ def check_folder(out: Path, manifest: dict, full: bool = True) -> FolderCheck:
     check.recorded = manifest.get("checksums") == storage.DIGEST
     expected = set()
     for name, entry in chunks.items():
-        parts = entry.get("parts") if entry.get("status") == "done" else None
-        if not parts:
+        done = isinstance(entry, dict) and entry.get("status") == "done"
+        parts = entry.get("parts") if done else None
+        if not isinstance(parts, dict):
             continue
         problems = {}
         for table in TABLES:
-            record = parts.get(table) or {}
-            where = f"{table}/{record.get('file', f'part-{name}.parquet')}"
+            record = parts.get(table) if isinstance(parts.get(table), dict) else {}
+            where = f"{table}/{storage.part_path(out, table, name).name}"
             expected.add(where)
             problems[where] = check_part(out / where, record, full)
         for where, problem in problems.items():
