@@ -186,9 +186,12 @@ def report(
     """Write one self-contained HTML report of a run: win rates, distributions, line control,
     card impact, each with its sample size."""
     from reports.html import ReportError, write_report
+    from sim.runner.verify import reader_warnings
 
     try:
         written = write_report(run, out)
     except ReportError as exc:
         fail(str(exc))
+    for note in reader_warnings(run):
+        typer.echo(f"warning: {note}", err=True)
     typer.echo(f"wrote {written}")

@@ -21,6 +21,7 @@ import polars as pl
 
 from reports.stats import Difference, holm, unpaired_difference, wilson
 from sim.players import split_top_level
+from sim.runner import storage, verify
 from sim.runner.schema import cards_long
 
 MIN_SEEDS = 30
@@ -54,11 +55,12 @@ def load_run(folder: Path) -> Run:
         raise ReportError(f"{folder} is not a run folder (no manifest.json)") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"{folder}/manifest.json cannot be read: {exc}") from exc
-    if not any((folder / "games").glob("*.parquet")):
-        raise ReportError(f"{folder} holds no games yet (games/*.parquet)")
-    games = _plain(pl.scan_parquet(folder / "games" / "*.parquet"))
-    has_cards = any((folder / "cards").glob("*.parquet"))
-    cards = _plain(pl.scan_parquet(folder / "cards" / "*.parquet")) if has_cards else None
+    games_parts, cards_parts = (storage.verified_parts(folder, t) for t in ("games", "cards"))
+    if not games_parts:
+        why = verify.unreadable(folder, "games")
+        raise ReportError(why or f"{folder} holds no games yet (games/*.parquet)")
+    games = _plain(pl.scan_parquet(games_parts))
+    cards = _plain(pl.scan_parquet(cards_parts)) if cards_parts else None
     cards = cards_long(cards) if cards is not None else None  # one row per game, seat, kind
     return Run(folder, manifest, games, cards)
 

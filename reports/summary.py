@@ -19,7 +19,10 @@ from rich.table import Table
 from scipy import stats as sps
 
 from reports.stats import wilson
+from sim.runner import storage
+from sim.runner.lock import holder
 from sim.runner.schema import cards_long
+from sim.runner.verify import reader_warnings, unreadable
 
 MIN_GAMES = 100
 WIDE_INTERVAL = 0.10
@@ -71,12 +74,13 @@ class RunFolder:
         return [v for v in present if seen[f"line_{v}"].null_count() < seen.height]
 
     def warnings(self) -> list[str]:
-        """Plain notes about the folder itself, e.g. an unfinished run."""
+        """Plain notes about the folder itself, e.g. an unfinished, live or failed run."""
+        notes = reader_warnings(self.path)
         status = self.manifest.get("status", "unknown")
-        if status == "complete":
-            return []
+        if status == "complete" or holder(self.path):  # a live run: said in the notes
+            return notes
         total = self.manifest.get("total_games")
-        return [
+        return notes + [
             f"{self.path}: run is {status}, {self.games.height:,}"
             + (f" of {total:,}" if isinstance(total, int) else "")
             + " games on disk; rerun its `sim run` command to finish it"
@@ -95,9 +99,10 @@ def open_run(path: Path) -> RunFolder:
         ) from None
     if not isinstance(manifest, dict):
         raise RunFolderError(f"{path}/manifest.json is not a run manifest")
-    parts = sorted((path / "games").glob("*.parquet"))
+    parts = storage.verified_parts(path, "games")
     if not parts:
-        raise RunFolderError(f"{path}: no games on disk yet (games/*.parquet)")
+        why = unreadable(path, "games")
+        raise RunFolderError(why or f"{path}: no games on disk yet (games/*.parquet)")
     games = _read(parts, path, "games")
     missing = [c for c in REQUIRED if c not in games.columns]
     if missing:
@@ -117,7 +122,7 @@ def _read(parts: list[Path], path: Path, table: str) -> pl.DataFrame:
 
 def read_cards(run: RunFolder) -> pl.DataFrame | None:
     """The cards table one row per game, seat and kind, or None when the run wrote none."""
-    parts = sorted((run.path / "cards").glob("*.parquet"))
+    parts = storage.verified_parts(run.path, "cards")
     return cards_long(_read(parts, run.path, "cards")) if parts else None
 
 

@@ -335,6 +335,28 @@ def run(
     )
 
 
+@app.command()
+def verify(run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")]) -> None:
+    """Check every part of a run against the size and checksum its manifest records; print
+    what is fine, damaged, missing or stray. Exit 0 only when every part verifies."""
+    from sim.runner import storage
+    from sim.runner.verify import check_folder, report_lines
+
+    try:
+        manifest = storage.read_manifest(run) if run.is_dir() else None
+    except storage.ManifestError as exc:
+        fail(str(exc))
+    if manifest is None:
+        fail(f"{run} is not a run folder (no manifest.json); make one with `sim run`")
+    check = check_folder(run, manifest, full=True)
+    if not check.recorded:
+        fail(f"{run}/manifest.json records no checksums (an older sim): nothing can be verified")
+    for line in report_lines(run, check, manifest):
+        typer.echo(line)
+    if not check.clean:
+        raise typer.Exit(1)
+
+
 def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet):
     from sim.runner.run import execute
 

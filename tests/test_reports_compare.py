@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -258,8 +259,20 @@ def runs(tmp_path_factory) -> dict[str, Path]:
             .alias("winner")
         )
         frame.write_parquet(part)
+    record_edited_parts(flipped)
     out["flipped"] = flipped
     return out
+
+
+def record_edited_parts(folder: Path) -> None:
+    """Record edited games parts as the run's own: readers count only parts that match
+    the size and checksum the manifest records."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for entry in manifest["chunks"].values():
+        record = entry["parts"]["games"]
+        data = (folder / "games" / record["file"]).read_bytes()
+        record.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    (folder / "manifest.json").write_text(json.dumps(manifest))
 
 
 def read_games(folder: Path) -> pl.DataFrame:

@@ -47,7 +47,9 @@ def _result(future, chunk: str) -> Done:
     """A chunk's Done, or one ClusterError saying why it failed (no remote traceback)."""
     try:
         return future.result()
-    except (ChunkError, OSError) as exc:
-        raise ClusterError(f"{type(exc).__name__}: {exc}") from None
+    except ChunkError as exc:
+        raise ClusterError(str(exc)) from None
+    except OSError as exc:
+        raise ClusterError(f"chunk {chunk}: {exc.strerror or exc}") from None
     except Exception as exc:  # noqa: BLE001 - a worker's failure, reported with its chunk
         raise ClusterError(f"chunk {chunk}: {exc!r}") from None

@@ -31,8 +31,10 @@ def _worker_loop(conn, play) -> None:
         while (task := conn.recv()) is not None:
             try:
                 reply = ("done", play(task))
-            except (ChunkError, OSError) as exc:
-                reply = ("error", f"{type(exc).__name__}: {exc}")
+            except ChunkError as exc:
+                reply = ("error", str(exc))
+            except OSError as exc:
+                reply = ("error", f"chunk {task.chunk.name}: {exc.strerror or exc}")
             except Exception as exc:  # noqa: BLE001 - reported to the parent with its chunk
                 reply = ("error", f"chunk {task.chunk.name}: {exc!r}")
             conn.send(reply)

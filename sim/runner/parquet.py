@@ -58,9 +58,10 @@ class Column:
         return len(self.values) * self.repeat
 
 
-def write(path: Path, columns: list[Column], arrow_schema: bytes) -> None:
+def write(path: Path, columns: list[Column], arrow_schema: bytes) -> list[bytes]:
     """Write the columns (all of one length) as a Parquet file at path, with the serialized
-    Arrow schema that tells readers the exact types (ARROW:schema, as pyarrow writes it)."""
+    Arrow schema that tells readers the exact types (ARROW:schema, as pyarrow writes it).
+    Returns the blocks written, so the caller can checksum exactly those bytes."""
     rows = columns[0].rows
     lengths = {c.rows for c in columns}
     lengths |= {len(c.valid) * c.repeat for c in columns if c.valid is not None}
@@ -76,6 +77,7 @@ def write(path: Path, columns: list[Column], arrow_schema: bytes) -> None:
     blocks += [footer, struct.pack("<i", len(footer)), MAGIC]
     with open(path, "wb") as f:
         f.writelines(blocks)
+    return blocks
 
 
 # --- pages -------------------------------------------------------------------------------

@@ -1,21 +1,26 @@
 """A whole run: prepare the folder, play what is not on disk yet, then write the summaries.
 
-Rerunning the same command continues an interrupted run: finished chunks are the part
-files on disk, so nothing finished is played twice and nothing unfinished is trusted.
+Rerunning the same command continues an interrupted run: finished chunks are those whose
+two part files match the size and checksum the manifest records of them, so nothing finished
+is played twice and nothing damaged, unrecorded or unfinished is trusted. One run at a time
+holds the folder (lock.py).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from sim.provenance import sim_version
-from sim.runner import storage
+from sim.runner import lock, storage
 from sim.runner.plan import RunPlan
 from sim.runner.seeds import cell_key
 from sim.runner.worker import Done, Task
@@ -41,12 +46,26 @@ def execute(
     scheduler=None,
     overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> RunResult:
-    """Play the plan into out; `progress(done, total)` is called as games finish."""
+    """Play the plan into out, holding its lock; `progress(done, total)` is called as games
+    finish, `warn(message)` for parts set aside (default: a `warning:` line on stderr)."""
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(lock.hold(out))
+        except lock.LockError as exc:
+            raise RunError(str(exc)) from None
+        except OSError as exc:
+            raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from None
+        return _locked(plan, out, workers, backend, scheduler, overwrite, progress, warn)
+
+
+def _locked(plan, out, workers, backend, scheduler, overwrite, progress, warn) -> RunResult:
+    """execute, once the folder is ours: the manifest says `failed` and why if it stops."""
     started = time.perf_counter()
-    manifest = _prepare(plan, out, overwrite)
+    manifest = _prepare(plan, out, overwrite, warn or _warn_on_stderr)
     chunks = plan.chunks()
-    todo = [c for c in chunks if not storage.chunk_done(out, c.name)]
+    todo = [c for c in chunks if manifest["chunks"][c.name]["status"] != "done"]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
     tasks = _tasks(plan, out, todo)
     state = {"done": skipped, "last_write": 0.0}
@@ -62,6 +81,7 @@ def execute(
             "status": "done",
             "seconds": round(done.seconds, 3),
             "write_seconds": round(done.write_seconds, 3),
+            "parts": done.parts,
         }
         if progress:
             progress(state["done"], plan.total_games)
@@ -72,15 +92,31 @@ def execute(
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         _dispatch(tasks, len(todo), backend, workers, scheduler, on_done)
+        _finish(manifest, out, chunks, counts)
     except KeyboardInterrupt:
-        manifest["status"] = "interrupted"
-        _save(manifest, out)
+        _stopped(manifest, out, "interrupted")
+        raise
+    except BaseException as exc:
+        _stopped(manifest, out, "failed", str(exc) or repr(exc))
         raise
     finally:
         signal.signal(signal.SIGTERM, previous)
-    _finish(manifest, out, chunks, counts)
     played = state["done"] - skipped
     return RunResult(out, played, skipped, time.perf_counter() - started)
+
+
+def _stopped(manifest: dict, out: Path, status: str, error: str | None = None) -> None:
+    """Record why the run stopped, if the folder still takes a write (a full disk may not:
+    readers then see `running` with no live lock holder, a run that died)."""
+    manifest["status"] = status
+    if error:
+        manifest["error"] = error
+    with suppress(RunError):
+        _save(manifest, out)
+
+
+def _warn_on_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def _tasks(plan: RunPlan, out: Path, todo: list) -> Iterator[Task]:
@@ -121,35 +157,85 @@ def _dispatch(tasks, count: int, backend, workers, scheduler, on_done) -> None:
         raise RunError(f"unknown backend {backend!r}; available: local, dask")
 
 
-def _prepare(plan: RunPlan, out: Path, overwrite: bool) -> dict:
-    """Create or reopen the run folder; refuse one that holds a different run."""
+def _prepare(plan: RunPlan, out: Path, overwrite: bool, warn: Callable[[str], None]) -> dict:
+    """Create or reopen the run folder; refuse one that holds a different run. Chunk
+    statuses are set from the parts on disk: done only where both parts fully verify."""
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        existing = storage.read_manifest(out)
-        if existing is not None and existing.get("params") != plan.params():
-            if not overwrite:
-                raise RunError(
-                    f"{out} holds a different run ({existing.get('run_id')}; "
-                    f"{_differences(existing.get('params') or {}, plan.params())}); "
-                    "choose another --out or pass --overwrite to replace it"
-                )
-            storage.clear_folder(out)
-            existing = None
-        elif existing is None and any((out / t).exists() for t in (storage.GAMES, storage.CARDS)):
-            if not overwrite:
-                raise RunError(f"{out} holds part files but no manifest; pass --overwrite")
-            storage.clear_folder(out)
+        existing = _existing(plan, out, overwrite)
         storage.sweep_temporaries(out)
         manifest = existing or _new_manifest(plan)
         manifest["status"] = "running"
-        manifest["chunks"] = {
-            c.name: manifest.get("chunks", {}).get(c.name, {"status": "pending"})
-            for c in plan.chunks()
-        }
+        manifest.pop("error", None)
+        manifest["chunks"] = _verified_chunks(plan, out, existing or {}, warn)
+        manifest["checksums"] = storage.DIGEST
         _save(manifest, out)
         return manifest
     except OSError as exc:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+
+
+def _existing(plan: RunPlan, out: Path, overwrite: bool) -> dict | None:
+    """The folder's manifest if it holds this run; None for a new (or replaced) folder."""
+    try:
+        existing = storage.read_manifest(out)
+    except storage.ManifestError as exc:
+        if not overwrite:
+            raise RunError(f"{exc}; {_restore_advice(out)}") from None
+        existing = None
+    if existing is not None and existing.get("params") != plan.params():
+        if not overwrite:
+            raise RunError(
+                f"{out} holds a different run ({existing.get('run_id')}; "
+                f"{_differences(existing.get('params') or {}, plan.params())}); "
+                f"keep it and write this run elsewhere with --out DIR (e.g. --out "
+                f"{out.parent / plan.run_id}), or replace it with --overwrite"
+            )
+        storage.clear_folder(out)
+        return None
+    has_parts = any((out / t).exists() for t in (storage.GAMES, storage.CARDS))
+    if existing is None and has_parts:
+        if not overwrite:
+            raise RunError(f"{out} holds part files but no manifest; {_restore_advice(out)}")
+        storage.clear_folder(out)
+    return existing
+
+
+def _restore_advice(out: Path) -> str:
+    """What to do about a lost or damaged manifest without replaying what is verified."""
+    backup = out / storage.BACKUP
+    try:
+        json.loads(backup.read_text())
+    except (OSError, ValueError):
+        return "without it no part can be verified: --overwrite replays the whole run"
+    return (
+        f"restore its last good copy (cp {backup} {out / storage.MANIFEST}) and rerun: the "
+        "parts it records are verified and kept, the rest replayed (or --overwrite replays all)"
+    )
+
+
+def _verified_chunks(plan: RunPlan, out: Path, existing: dict, warn) -> dict[str, dict]:
+    """Each chunk's entry: kept where both parts fully verify; otherwise pending, its part
+    files deleted (replaying is deterministic). Part files no chunk names stay, ignored."""
+    from sim.runner import verify
+
+    check = verify.check_folder(out, existing, full=True)
+    for where, problem in check.damaged.items():
+        warn(f"{out / where} is damaged ({problem}); its chunk is played again")
+    for where in check.missing:
+        warn(f"{out / where} is missing; its chunk is played again")
+    chunks = {}
+    for c in plan.chunks():
+        if c.name in check.done:
+            chunks[c.name] = check.done[c.name]
+            continue
+        chunks[c.name] = {"status": "pending"}
+        for table in verify.TABLES:
+            storage.part_path(out, table, c.name).unlink(missing_ok=True)
+    names = {f"{t}/{storage.part_path(out, t, n).name}" for t in verify.TABLES for n in chunks}
+    for where in check.stray:
+        if where not in names:
+            warn(f"{out / where} is not a part of this run's manifest; ignored")
+    return chunks
 
 
 def _differences(old: dict, new: dict) -> str:
@@ -196,12 +282,13 @@ def _new_manifest(plan: RunPlan) -> dict:
             {"index": c.index, "config": c.config.name, "matchup": c.matchup} for c in plan.cells()
         ],
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "checksums": storage.DIGEST,
     }
 
 
 def _save(manifest: dict, out: Path) -> None:
     try:
-        storage.write_json(manifest, out / storage.MANIFEST)
+        storage.write_manifest(manifest, out)
     except OSError as exc:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
 

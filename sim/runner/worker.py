@@ -30,6 +30,7 @@ class Done:
     seconds: float
     counts: dict | None = None  # tables.count_games of the chunk, for the run's summaries
     write_seconds: float = 0.0  # of seconds, those spent building and writing the parts
+    parts: dict | None = None  # table -> its part's record (storage.write_part), for the manifest
 
 
 class ChunkError(RuntimeError):
@@ -85,13 +86,13 @@ def play_chunk(task: Task) -> Done:
         )
     played = time.perf_counter()
     fields = tables.result_fields(out)
-    _write_parts(task, seeds, fields, cards)
+    parts = _write_parts(task, seeds, fields, cards)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
     counts = tables.count_games(
         cell, fields[R_WINNER], fields[R_OUTCOME], fields[R_TIEBREAK_LINE], fields[R_END], swapped
     )
     now = time.perf_counter()
-    return Done(chunk.name, len(seeds), now - started, counts, now - played)
+    return Done(chunk.name, len(seeds), now - started, counts, now - played, parts)
 
 
 def _zeroed_buffers(games: int):
@@ -106,17 +107,19 @@ def _zeroed_buffers(games: int):
     return buffers
 
 
-def _write_parts(task: Task, seeds, fields, cards) -> None:
-    """The chunk's games and cards part files; a full disk or a lost folder is a ChunkError
-    naming the folder (the atomic writes leave no half part behind)."""
+def _write_parts(task: Task, seeds, fields, cards) -> dict[str, dict]:
+    """The chunk's games and cards part files, and their records; a full disk or a lost
+    folder is a ChunkError naming the folder (the atomic writes leave no half part behind)."""
     from sim.runner import storage, tables
 
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
     try:
         games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, seeds, fields)
         cards_rows = tables.cards_columns(cell, chunk.start, task.swap, cards)
-        for table, columns in ((storage.GAMES, games), (storage.CARDS, cards_rows)):
-            storage.write_part(folder, table, chunk.name, columns, task.schemas[table])
+        return {
+            table: storage.write_part(folder, table, chunk.name, columns, task.schemas[table])
+            for table, columns in ((storage.GAMES, games), (storage.CARDS, cards_rows))
+        }
     except OSError as exc:
         raise ChunkError(
             f"cannot write chunk {chunk.name}'s part files to {folder}: {exc.strerror or exc}"
