@@ -52,7 +52,7 @@ def _from_file(resolved: str, shown: str, cls_name: str) -> type:
     sys.modules[module_name] = module  # so instances pickle by reference in this process
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # SystemExit too: importing must not end sim
         del sys.modules[module_name]
         raise PluginError(
             f"strategy file {shown} failed to import: {type(exc).__name__}: {exc}"
@@ -83,11 +83,15 @@ def check_params(cls: type, params: dict) -> None:
 
 def make(name: str, params: dict, spec: str):
     """A fresh instance for one seat, tagged with its spec for error messages."""
+    from sim import guard
+
     cls = strategy_class(name)
     try:
-        instance = cls(**params)
-    except Exception as exc:
-        raise PluginError(f"strategy {spec} could not be created: {exc}") from None
+        instance = guard.call(cls, cls, **params)
+    except guard.Failure as exc:
+        where = f"\n  where: {exc.where}" if exc.where else ""
+        problem = exc.problem("__init__")
+        raise PluginError(f"strategy {spec} could not be created: it {problem}{where}") from None
     instance.spec = spec
     return instance
 

@@ -1,0 +1,186 @@
+"""Calls into a designer's strategy code: bounded in time, and whatever they raise (SystemExit
+and KeyboardInterrupt too) turned into one Failure that says where in their file it happened.
+
+The time limit is an interval timer (SIGALRM) that raises DecisionTimeout inside the call, so
+it works only in a process's main thread: local worker processes and the in-process commands
+(show, solo, strategies check). A call made in another thread (a Dask worker's task) is not
+bounded. A call stuck in C code that never returns to Python cannot be interrupted either.
+
+The limit is a process setting passed to worker processes in the environment
+(SIM_DECISION_TIMEOUT, which spawned workers inherit); `timeout()` sets it for a block.
+A game's result never depends on it: a call either returns in time, or the run stops.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ENV = "SIM_DECISION_TIMEOUT"
+DEFAULT_TIMEOUT = 10.0
+_SIM = Path(__file__).resolve().parent  # frames in sim's own code are never "where"
+
+
+class DecisionTimeout(BaseException):
+    """Raised inside a strategy call that ran past the limit (a BaseException, so a strategy's
+    own `except Exception` does not swallow it)."""
+
+
+class Failure(Exception):
+    """A strategy call that raised or ran out of time: what happened, in words, and where in
+    the strategy's own file (empty when no frame of the traceback lies there)."""
+
+    def __init__(self, raised: str, detail: str, where: str, timed_out: bool = False):
+        super().__init__(f"{raised}: {detail}" if detail else raised)
+        self.raised, self.detail, self.where, self.timed_out = raised, detail, where, timed_out
+
+    def problem(self, method: str = "") -> str:
+        """'raised ValueError: ...', or 'did not return ...' (naming method when given)."""
+        if self.timed_out:
+            source = f" from {method}" if method else ""
+            return f"did not return{source} within the decision timeout of {self.detail}"
+        inside = f" in {method}" if method else ""
+        return f"raised {self.raised}{inside}" + (f": {self.detail}" if self.detail else "")
+
+
+def decision_timeout() -> float:
+    """The limit in seconds on each call into strategy code (0: none)."""
+    text = os.environ.get(ENV, "")
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"{ENV}={text!r} is not a number of seconds") from None
+    return max(seconds, 0.0)
+
+
+@contextmanager
+def timeout(seconds: float) -> Iterator[None]:
+    """Calls in this block, and in worker processes started in it, get `seconds` (0: none)."""
+    before = os.environ.get(ENV)
+    os.environ[ENV] = repr(float(seconds))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = before
+
+
+def shown_timeout() -> str:
+    """The limit as a command-line value: '10', '0.5'."""
+    return f"{decision_timeout():g}"
+
+
+def call(origin: type, fn: Callable, *args, **kwargs):
+    """fn(*args, **kwargs), bounded by the decision timeout; origin is the strategy's class,
+    whose file the failure's `where` points into. The user's own Ctrl-C passes through."""
+    if threading.current_thread() is not threading.main_thread():
+        return _unbounded(origin, fn, args, kwargs)
+    watch = _Watch(decision_timeout())
+    saved = watch.install()
+    try:
+        try:
+            value = fn(*args, **kwargs)
+        finally:
+            watch.disarm()
+    except BaseException as exc:  # noqa: BLE001 - the strategy's, unless the user's Ctrl-C
+        if isinstance(exc, KeyboardInterrupt) and watch.by_user:
+            raise
+        raise watch.failure(exc, origin) from None
+    finally:
+        watch.restore(saved)
+    if watch.timed_out:  # it caught DecisionTimeout and returned anyway
+        raise Failure("DecisionTimeout", shown_timeout() + " s", "", timed_out=True)
+    return value
+
+
+def _unbounded(origin: type, fn: Callable, args, kwargs):
+    """A call outside the main thread: no timer, and no Ctrl-C can arrive there."""
+    try:
+        return fn(*args, **kwargs)
+    except BaseException as exc:  # noqa: BLE001 - all of it is the strategy's
+        raise _failure(exc, origin) from None
+
+
+class _Watch:
+    """One call's timer and Ctrl-C handler, and what each saw."""
+
+    def __init__(self, seconds: float):
+        self.seconds, self.armed, self.timed_out, self.by_user = seconds, False, False, False
+
+    def install(self) -> tuple:
+        alarm = signal.signal(signal.SIGALRM, self._alarm) if self.seconds else None
+        interrupt = signal.getsignal(signal.SIGINT)
+        if interrupt is signal.default_int_handler:  # workers ignore SIGINT: leave that be
+            signal.signal(signal.SIGINT, self._interrupt)
+        if self.seconds:
+            self.armed = True
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, self.seconds)  # repeats if caught
+        return alarm, interrupt
+
+    def disarm(self) -> None:
+        self.armed = False
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def restore(self, saved: tuple) -> None:
+        alarm, interrupt = saved
+        if alarm is not None:
+            signal.signal(signal.SIGALRM, alarm)
+        if interrupt is signal.default_int_handler:
+            signal.signal(signal.SIGINT, interrupt)
+
+    def _alarm(self, signum, frame) -> None:
+        self.timed_out = True
+        if self.armed:
+            raise DecisionTimeout
+
+    def _interrupt(self, signum, frame) -> None:
+        self.by_user = True
+        raise KeyboardInterrupt
+
+    def failure(self, exc: BaseException, origin: type) -> Failure:
+        if isinstance(exc, DecisionTimeout) or self.timed_out:
+            return Failure("DecisionTimeout", f"{self.seconds:g} s", where(exc, origin), True)
+        return _failure(exc, origin)
+
+
+def _failure(exc: BaseException, origin: type) -> Failure:
+    return Failure(type(exc).__name__, str(exc), where(exc, origin))
+
+
+def where(exc: BaseException, origin: type) -> str:
+    """'path:line in function: source' of the last traceback frame in the strategy's own
+    files (its class and the bases not in sim), or '' if none lies there."""
+    files = _own_files(origin)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _resolved(f.filename) in files]
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f"{last.filename}:{last.lineno} in {last.name}: {(last.line or '').strip()}"
+
+
+def _own_files(origin: type) -> set[str]:
+    import inspect
+
+    files = set()
+    for cls in origin.__mro__:
+        try:
+            path = _resolved(inspect.getfile(cls))
+        except (TypeError, OSError):  # built-in classes have no file
+            continue
+        if not path.startswith(str(_SIM) + os.sep):
+            files.add(path)
+    return files
+
+
+def _resolved(path: str) -> str:
+    return os.path.realpath(path)
