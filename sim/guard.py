@@ -13,14 +13,19 @@ A game's result never depends on it: a call either returns in time, or the run s
 
 from __future__ import annotations
 
+import _signal
 import os
 import signal
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+# signal.signal without its enum conversions (an exception caught inside for each function
+# handler): 5 us less a call, 2% of a Python strategy's game
+_set_handler = _signal.signal
 ENV = "SIM_DECISION_TIMEOUT"
 DEFAULT_TIMEOUT = 10.0
 _SIM = Path(__file__).resolve().parent  # frames in sim's own code are never "where"
@@ -48,23 +53,26 @@ class Failure(Exception):
         return f"raised {self.raised}{inside}" + (f": {self.detail}" if self.detail else "")
 
 
+_limit: list[float] = []  # the process's limit once read: the environment is slow to read
+
+
 def decision_timeout() -> float:
     """The limit in seconds on each call into strategy code (0: none)."""
-    text = os.environ.get(ENV, "")
-    if not text:
-        return DEFAULT_TIMEOUT
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise ValueError(f"{ENV}={text!r} is not a number of seconds") from None
-    return max(seconds, 0.0)
+    if not _limit:
+        text = os.environ.get(ENV, "")
+        try:
+            _limit.append(max(float(text), 0.0) if text else DEFAULT_TIMEOUT)
+        except ValueError:
+            raise ValueError(f"{ENV}={text!r} is not a number of seconds") from None
+    return _limit[0]
 
 
 @contextmanager
 def timeout(seconds: float) -> Iterator[None]:
     """Calls in this block, and in worker processes started in it, get `seconds` (0: none)."""
-    before = os.environ.get(ENV)
+    before, limit = os.environ.get(ENV), _limit[:]
     os.environ[ENV] = repr(float(seconds))
+    _limit[:] = [max(float(seconds), 0.0)]
     try:
         yield
     finally:
@@ -72,11 +80,7 @@ def timeout(seconds: float) -> Iterator[None]:
             os.environ.pop(ENV, None)
         else:
             os.environ[ENV] = before
-
-
-def shown_timeout() -> str:
-    """The limit as a command-line value: '10', '0.5'."""
-    return f"{decision_timeout():g}"
+        _limit[:] = limit
 
 
 def call(origin: type, fn: Callable, *args, **kwargs):
@@ -84,21 +88,20 @@ def call(origin: type, fn: Callable, *args, **kwargs):
     whose file the failure's `where` points into. The user's own Ctrl-C passes through."""
     if threading.current_thread() is not threading.main_thread():
         return _unbounded(origin, fn, args, kwargs)
+    _watch_interrupts()
     watch = _Watch(decision_timeout())
-    saved = watch.install()
+    saved = watch.arm()
     try:
         try:
             value = fn(*args, **kwargs)
         finally:
-            watch.disarm()
+            watch.disarm(saved)
     except BaseException as exc:  # noqa: BLE001 - the strategy's, unless the user's Ctrl-C
-        if isinstance(exc, KeyboardInterrupt) and watch.by_user:
+        if isinstance(exc, KeyboardInterrupt) and _interrupts[0] != watch.interrupts:
             raise
         raise watch.failure(exc, origin) from None
-    finally:
-        watch.restore(saved)
     if watch.timed_out:  # it caught DecisionTimeout and returned anyway
-        raise Failure("DecisionTimeout", shown_timeout() + " s", "", timed_out=True)
+        raise Failure("DecisionTimeout", f"{watch.seconds:g} s", "", timed_out=True)
     return value
 
 
@@ -110,42 +113,55 @@ def _unbounded(origin: type, fn: Callable, args, kwargs):
         raise _failure(exc, origin) from None
 
 
+_interrupts = [0, False]  # the user's Ctrl-Cs seen so far; whether we are counting them
+
+
+def _watch_interrupts() -> None:
+    """Count the user's Ctrl-Cs, once per process, with a handler that otherwise does what
+    Python's default does; a KeyboardInterrupt with no new count is the strategy's own.
+    Where SIGINT is not Python's default (workers ignore it) it is left alone."""
+    if not _interrupts[1]:
+        _interrupts[1] = True
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _user_interrupt)
+
+
+def _user_interrupt(signum, frame) -> None:
+    _interrupts[0] += 1
+    raise KeyboardInterrupt
+
+
 class _Watch:
-    """One call's timer and Ctrl-C handler, and what each saw."""
+    """One call's timer: it raises DecisionTimeout in the call once `seconds` have passed.
+    Another timer already set in the process (pytest-timeout's) is put back afterwards."""
 
     def __init__(self, seconds: float):
-        self.seconds, self.armed, self.timed_out, self.by_user = seconds, False, False, False
+        self.seconds, self.armed, self.timed_out = seconds, False, False
+        self.interrupts = _interrupts[0]
 
-    def install(self) -> tuple:
-        alarm = signal.signal(signal.SIGALRM, self._alarm) if self.seconds else None
-        interrupt = signal.getsignal(signal.SIGINT)
-        if interrupt is signal.default_int_handler:  # workers ignore SIGINT: leave that be
-            signal.signal(signal.SIGINT, self._interrupt)
-        if self.seconds:
-            self.armed = True
-            signal.setitimer(signal.ITIMER_REAL, self.seconds, self.seconds)  # repeats if caught
-        return alarm, interrupt
+    def arm(self) -> tuple | None:
+        if not self.seconds:
+            return None
+        handler = _set_handler(signal.SIGALRM, self._alarm)
+        self.armed, started = True, time.monotonic()
+        outer = signal.setitimer(signal.ITIMER_REAL, self.seconds, self.seconds)  # repeats
+        return handler, outer, started
 
-    def disarm(self) -> None:
+    def disarm(self, saved: tuple | None) -> None:
         self.armed = False
-        if self.seconds:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-
-    def restore(self, saved: tuple) -> None:
-        alarm, interrupt = saved
-        if alarm is not None:
-            signal.signal(signal.SIGALRM, alarm)
-        if interrupt is signal.default_int_handler:
-            signal.signal(signal.SIGINT, interrupt)
+        if saved is None:
+            return
+        handler, (delay, interval), started = saved
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _set_handler(signal.SIGALRM, handler)
+        if delay:  # the outer timer, less the time this call took (at once if that is past)
+            left = max(delay - (time.monotonic() - started), 1e-6)
+            signal.setitimer(signal.ITIMER_REAL, left, interval)
 
     def _alarm(self, signum, frame) -> None:
         self.timed_out = True
         if self.armed:
             raise DecisionTimeout
-
-    def _interrupt(self, signum, frame) -> None:
-        self.by_user = True
-        raise KeyboardInterrupt
 
     def failure(self, exc: BaseException, origin: type) -> Failure:
         if isinstance(exc, DecisionTimeout) or self.timed_out:
