@@ -125,8 +125,8 @@ def strategies_check(
     from sim.python_loop import EngineError, StrategyError
 
     try:
-        parse_player(spec)
-        with timeout(decision_timeout):
+        with timeout(decision_timeout):  # the import of a strategy file is bounded too
+            parse_player(spec)
             results = run_checks(load_config(config), spec, games)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
@@ -212,8 +212,8 @@ def show(
     from sim.show import print_game
 
     try:
-        parse_players(players)
-        with timeout(decision_timeout):
+        with timeout(decision_timeout):  # the import of a strategy file is bounded too
+            parse_players(players)
             print_game(load_config(config), seed, players, swapped)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
@@ -237,6 +237,7 @@ def bench(
     from sim.bench import bench as run_bench
     from sim.config import available
     from sim.players import PlayerError, parse_players
+    from sim.python_loop import EngineError, StrategyError
 
     try:
         parse_players(players)
@@ -257,7 +258,10 @@ def bench(
     )
     errors = 0
     for name in names:
-        r = run_bench(load_config(name), games, players=players)
+        try:
+            r = run_bench(load_config(name), games, players=players)
+        except (PlayerError, StrategyError, EngineError) as exc:  # a Python strategy's failure
+            fail(str(exc))
         ends = ", ".join(f"{k} {v:.1%}" for k, v in r.end_shares.items())
         table.add_row(
             name,

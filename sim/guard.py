@@ -83,9 +83,10 @@ def timeout(seconds: float) -> Iterator[None]:
         _limit[:] = limit
 
 
-def call(origin: type, fn: Callable, *args, **kwargs):
-    """fn(*args, **kwargs), bounded by the decision timeout; origin is the strategy's class,
-    whose file the failure's `where` points into. The user's own Ctrl-C passes through."""
+def call(origin: type | str, fn: Callable, *args, **kwargs):
+    """fn(*args, **kwargs), bounded by the decision timeout; origin is the strategy's class
+    (or its file's path), where the failure's `where` points. The user's own Ctrl-C passes
+    through."""
     if threading.current_thread() is not threading.main_thread():
         return _unbounded(origin, fn, args, kwargs)
     _watch_interrupts()
@@ -105,7 +106,7 @@ def call(origin: type, fn: Callable, *args, **kwargs):
     return value
 
 
-def _unbounded(origin: type, fn: Callable, args, kwargs):
+def _unbounded(origin: type | str, fn: Callable, args, kwargs):
     """A call outside the main thread: no timer, and no Ctrl-C can arrive there."""
     try:
         return fn(*args, **kwargs)
@@ -163,17 +164,17 @@ class _Watch:
         if self.armed:
             raise DecisionTimeout
 
-    def failure(self, exc: BaseException, origin: type) -> Failure:
+    def failure(self, exc: BaseException, origin: type | str) -> Failure:
         if isinstance(exc, DecisionTimeout) or self.timed_out:
             return Failure("DecisionTimeout", f"{self.seconds:g} s", where(exc, origin), True)
         return _failure(exc, origin)
 
 
-def _failure(exc: BaseException, origin: type) -> Failure:
+def _failure(exc: BaseException, origin: type | str) -> Failure:
     return Failure(type(exc).__name__, str(exc), where(exc, origin))
 
 
-def where(exc: BaseException, origin: type) -> str:
+def where(exc: BaseException, origin: type | str) -> str:
     """'path:line in function: source' of the last traceback frame in the strategy's own
     files (its class and the bases not in sim), or '' if none lies there."""
     files = _own_files(origin)
@@ -184,9 +185,11 @@ def where(exc: BaseException, origin: type) -> str:
     return f"{last.filename}:{last.lineno} in {last.name}: {(last.line or '').strip()}"
 
 
-def _own_files(origin: type) -> set[str]:
+def _own_files(origin: type | str) -> set[str]:
     import inspect
 
+    if isinstance(origin, str):
+        return {_resolved(origin)}
     files = set()
     for cls in origin.__mro__:
         try:

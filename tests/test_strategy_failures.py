@@ -262,3 +262,38 @@ def test_the_timeout_does_not_change_the_games():
     compiled = play_matchup(BASE, "random", "random", seeds)
     for a, b, c in zip(unlimited, limited, compiled, strict=True):
         assert np.array_equal(a, b) and np.array_equal(a, c)
+
+
+@pytest.mark.parametrize(
+    ("code", "problem"),
+    [
+        ("import sys\nx = 1\nsys.exit('bye')\n", "failed to import: SystemExit: bye"),
+        (
+            "import time\nwhile True:\n    time.sleep(0.05)\n",
+            "failed to import: did not return from the import within the decision timeout of 0.3 s",
+        ),
+    ],
+)
+def test_a_strategy_file_that_exits_or_hangs_as_it_is_imported_is_refused(tmp_path, code, problem):
+    from sim.players import PlayerError, parse_player
+
+    path = tmp_path / "mine.py"
+    path.write_text(code)
+    with guard.timeout(0.3), pytest.raises(PlayerError) as caught:
+        parse_player(f"{path}:Mine")
+    first, where = str(caught.value).splitlines()
+    assert first == f"strategy file {path} {problem}"
+    assert where.startswith(f"  where: {path}:3 in <module>: ")
+
+
+def test_bench_reports_a_failing_strategy_in_one_message():
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    result = CliRunner().invoke(
+        app, ["bench", "--config", "base", "--games", "3", "--players", f"{spec('Exits')},random"]
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"error: strategy {spec('Exits')} raised SystemExit: 3" in result.output
+    assert "replay it: sim show --config base --seed " in result.output
