@@ -228,6 +228,7 @@ def bench(
     players: Annotated[
         str, typer.Option(help="The match-up to time, A,B (any strategies)")
     ] = "random,random",
+    decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
     """Games per second per core of one match-up (random vs random by default), one
     process; compile time apart."""
@@ -236,6 +237,7 @@ def bench(
 
     from sim.bench import bench as run_bench
     from sim.config import available
+    from sim.guard import timeout
     from sim.players import PlayerError, parse_players
     from sim.python_loop import EngineError, StrategyError
 
@@ -259,7 +261,8 @@ def bench(
     errors = 0
     for name in names:
         try:
-            r = run_bench(load_config(name), games, players=players)
+            with timeout(decision_timeout):
+                r = run_bench(load_config(name), games, players=players)
         except (PlayerError, StrategyError, EngineError) as exc:  # a Python strategy's failure
             fail(str(exc))
         ends = ", ".join(f"{k} {v:.1%}" for k, v in r.end_shares.items())
