@@ -297,3 +297,19 @@ def test_bench_reports_a_failing_strategy_in_one_message():
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert f"error: strategy {spec('Exits')} raised SystemExit: 3" in result.output
     assert "replay it: sim show --config base --seed " in result.output
+
+
+def test_on_dask_threads_a_strategys_system_exit_is_one_clear_error(tmp_path):
+    """Dask calls strategies outside the main thread: no timer there, but what the strategy
+    raises is still its failure, not the worker's end."""
+    from dask import distributed  # a test dependency: never skipped
+
+    from sim.runner.dask_backend import ClusterError
+    from sim.runner.plan import make_plan
+    from sim.runner.run import execute
+
+    plan = make_plan(["base"], [f"{spec('Exits')},random"], 4, 1)
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
+    failure = pytest.raises(ClusterError, match=r"(?s)raised SystemExit: 3.*where: .*sys.exit")
+    with cluster, distributed.Client(cluster) as client, failure:
+        execute(plan, tmp_path / "dask", backend="dask", scheduler=client)
