@@ -31,6 +31,7 @@ DecisionTimeout = Annotated[
         "start_game, end_game) before the run stops with its failure; 0: no limit. "
         "Not enforced on the dask backend",
         min=0,
+        max=86_400,  # a day; the timer takes no more than the platform's time_t
     ),
 ]
 

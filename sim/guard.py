@@ -28,6 +28,7 @@ from pathlib import Path
 _set_handler = _signal.signal
 ENV = "SIM_DECISION_TIMEOUT"
 DEFAULT_TIMEOUT = 10.0
+_TIMERS = hasattr(signal, "setitimer")  # not on Windows: calls there are not bounded
 _SIM = Path(__file__).resolve().parent  # frames in sim's own code are never "where"
 
 
@@ -60,19 +61,30 @@ def decision_timeout() -> float:
     """The limit in seconds on each call into strategy code (0: none)."""
     if not _limit:
         text = os.environ.get(ENV, "")
-        try:
-            _limit.append(max(float(text), 0.0) if text else DEFAULT_TIMEOUT)
-        except ValueError:
-            raise ValueError(f"{ENV}={text!r} is not a number of seconds") from None
+        seconds = _seconds(text) if text else DEFAULT_TIMEOUT
+        if seconds is None:
+            raise ValueError(f"{ENV}={text!r} is not a number of seconds from 0 to 86400")
+        _limit.append(seconds)
     return _limit[0]
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= 86_400 else None  # NaN fails both
 
 
 @contextmanager
 def timeout(seconds: float) -> Iterator[None]:
     """Calls in this block, and in worker processes started in it, get `seconds` (0: none)."""
+    checked = _seconds(repr(float(seconds)))
+    if checked is None:
+        raise ValueError(f"decision timeout {seconds!r} is not a number of seconds from 0 to 86400")
     before, limit = os.environ.get(ENV), _limit[:]
-    os.environ[ENV] = repr(float(seconds))
-    _limit[:] = [max(float(seconds), 0.0)]
+    os.environ[ENV] = repr(checked)
+    _limit[:] = [checked]
     try:
         yield
     finally:
@@ -87,7 +99,7 @@ def call(origin: type | str, fn: Callable, *args, **kwargs):
     """fn(*args, **kwargs), bounded by the decision timeout; origin is the strategy's class
     (or its file's path), where the failure's `where` points. The user's own Ctrl-C passes
     through."""
-    if threading.current_thread() is not threading.main_thread():
+    if not _TIMERS or threading.current_thread() is not threading.main_thread():
         return _unbounded(origin, fn, args, kwargs)
     _watch_interrupts()
     watch = _Watch(decision_timeout())
