@@ -32,8 +32,9 @@ class SoloRow:
 
 def solo_row(config: Config, human: str, level: int, games: int, seed: int) -> SoloRow:
     """Play `games` games of human (first seat) against the CPU at one level."""
-    seeds = game_seeds(cell_key(seed, f"{human},cpu(level={level})"), 0, games)
-    out, _ = play_matchup(config, human, "cpu", seeds, cpu_level=level)
+    cpu = f"cpu(level={level})"  # named with its level, so a failure's replay has it
+    seeds = game_seeds(cell_key(seed, f"{human},{cpu}"), 0, games)
+    out, _ = play_matchup(config, human, cpu, seeds, cpu_level=level)
     wins = int((out[:, eg.R_WINNER] == eg.WIN_FIRST).sum())
     low, high = wilson(wins, games)
     counts = np.bincount(out[:, eg.R_END], minlength=len(END_REASONS)) / games

@@ -24,6 +24,18 @@ app.add_typer(rules_app, name="rules")
 app.add_typer(strategies_app, name="strategies")
 
 
+DecisionTimeout = Annotated[
+    float,
+    typer.Option(
+        help="Seconds a Python strategy may spend in one call (a decision, __init__, "
+        "start_game, end_game) before the run stops with its failure; 0: no limit. "
+        "Not enforced on the dask backend",
+        min=0,
+        max=86_400,  # a day; the timer takes no more than the platform's time_t
+    ),
+]
+
+
 def fail(message: str) -> NoReturn:
     """One clear line on stderr and a non-zero exit: the answer to every user mistake."""
     typer.echo(f"error: {message}", err=True)
@@ -102,18 +114,21 @@ def strategies_check(
     spec: Annotated[str, typer.Argument(help="A strategy: built-in, entry point or file.py:Class")],
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
     games: Annotated[int, typer.Option(help="Games per check", min=1)] = 20,
+    decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
     """Run the conformance suite on one strategy: legal, untouched inputs, deterministic,
     blind to hidden information, picklable. Exit 1 if any check fails."""
     from rich.console import Console
 
     from sim.conformance import run_checks
+    from sim.guard import timeout
     from sim.players import PlayerError, parse_player
     from sim.python_loop import EngineError, StrategyError
 
     try:
-        parse_player(spec)
-        results = run_checks(load_config(config), spec, games)
+        with timeout(decision_timeout):  # the import of a strategy file is bounded too
+            parse_player(spec)
+            results = run_checks(load_config(config), spec, games)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
     console = Console(width=120)
@@ -190,15 +205,18 @@ def show(
     swapped: Annotated[
         bool, typer.Option(help="B sits first, as in the second game of a run's pair")
     ] = False,
+    decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
     """Play one game and print it turn by turn in position notation."""
+    from sim.guard import timeout
     from sim.players import PlayerError, parse_players
     from sim.python_loop import EngineError, StrategyError
     from sim.show import print_game
 
     try:
-        parse_players(players)
-        print_game(load_config(config), seed, players, swapped)
+        with timeout(decision_timeout):  # the import of a strategy file is bounded too
+            parse_players(players)
+            print_game(load_config(config), seed, players, swapped)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
 
@@ -212,6 +230,7 @@ def bench(
     players: Annotated[
         str, typer.Option(help="The match-up to time, A,B (any strategies)")
     ] = "random,random",
+    decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
     """Games per second per core of one match-up (random vs random by default), one
     process; compile time apart."""
@@ -220,7 +239,9 @@ def bench(
 
     from sim.bench import bench as run_bench
     from sim.config import available
+    from sim.guard import timeout
     from sim.players import PlayerError, parse_players
+    from sim.python_loop import EngineError, StrategyError
 
     try:
         parse_players(players)
@@ -241,7 +262,11 @@ def bench(
     )
     errors = 0
     for name in names:
-        r = run_bench(load_config(name), games, players=players)
+        try:
+            with timeout(decision_timeout):
+                r = run_bench(load_config(name), games, players=players)
+        except (PlayerError, StrategyError, EngineError) as exc:  # a Python strategy's failure
+            fail(str(exc))
         ends = ", ".join(f"{k} {v:.1%}" for k, v in r.end_shares.items())
         table.add_row(
             name,
@@ -286,11 +311,13 @@ def run(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress display (cron)")
     ] = False,
+    decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
     """Play every config x match-up for many seeded games and write Parquet tables to --out.
 
     Rerun the same command after an interruption to continue where it stopped.
     """
+    from sim.guard import timeout
     from sim.runner.plan import PlanError, make_plan, read_plan_file
     from sim.runner.run import RunError
 
@@ -310,7 +337,9 @@ def run(
         for warning in c.warnings:
             typer.echo(f"warning: {warning}", err=True)
     try:
-        result = _run_with_progress(the_plan, out, workers, backend, scheduler, overwrite, quiet)
+        with timeout(decision_timeout):  # the workers, started inside, inherit it
+            args = (the_plan, out, workers, backend, scheduler, overwrite, quiet)
+            result = _run_with_progress(*args)
     except KeyboardInterrupt:
         typer.echo(
             f"interrupted; finished chunks are kept in {out}. "
@@ -405,6 +434,7 @@ def solo(
         list[str] | None,
         typer.Option(help="Strategy as the human (repeatable); default: the fast built-ins"),
     ] = None,
+    decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
     """Solo mode: each CPU level (1-4) against each strategy as the human.
 
@@ -414,7 +444,9 @@ def solo(
     from rich.table import Table
 
     from reports.solo import humans, solo_row
+    from sim.guard import timeout
     from sim.players import PlayerError, parse_player
+    from sim.python_loop import EngineError, StrategyError
 
     cfg = load_config(config)
     try:
@@ -435,7 +467,11 @@ def solo(
     )
     for level in (1, 2, 3, 4):
         for player in chosen:
-            row = solo_row(cfg, player, level, games, seed)
+            try:
+                with timeout(decision_timeout):
+                    row = solo_row(cfg, player, level, games, seed)
+            except (PlayerError, StrategyError, EngineError) as exc:
+                fail(str(exc))
             ends = ", ".join(f"{k} {v:.1%}" for k, v in row.ends.items() if v)
             table.add_row(
                 str(level),

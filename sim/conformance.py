@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import shlex
 from collections.abc import Callable
 
 import numpy as np
@@ -22,12 +23,16 @@ from sim.game import play_matchup, result_buffers
 from sim.observation import observe
 from sim.python_loop import (
     Context,
+    config_ref,
     drive,
     fresh_state,
+    hook,
     legal_plays,
+    origin,
     play_games,
     python_turn,
     seated_game,
+    seats,
 )
 from sim.strategy import GameStart, Stream
 
@@ -38,17 +43,21 @@ def legal_moves(config: Config, spec: str, games: int) -> list[str]:
     """Every play the strategy makes is one of the legal plays of that moment."""
     problems = []
     for seed in range(games):
-        arr, strategies = seated_game(
-            config, players.seat(spec), players.seat("random"), 0, Context(seed=seed)
-        )
+        context = against_random(config, spec, seed)
+        arr, strategies = seated_game(config, *seats(config, spec, "random", seed), 0, context)
         s = arr[0]
         while s.ended == ONGOING and not problems:
             digit = int(s.mover)
             legal = {(p.card, p.line, p.direction) for p in legal_plays(s, digit, _forced(s))}
-            turn = next(drive(s, strategies, Context(seed=seed)))
+            turn = next(drive(s, strategies, context))
             if turn.card is not None and (turn.card, turn.line, turn.direction) not in legal:
                 problems.append(f"game seed {seed}, turn {turn.number}: illegal play {turn}")
     return problems
+
+
+def against_random(config: Config, spec: str, seed: int) -> Context:
+    """A game of spec (first) against random, as `sim show` replays it."""
+    return Context(config_ref(config), seed, False, f"{spec},random")
 
 
 def _forced(s) -> bool:
@@ -66,7 +75,7 @@ def deterministic(config: Config, spec: str, games: int) -> list[str]:
 
 def untouched_inputs(config: Config, spec: str, games: int) -> list[str]:
     """A Python strategy leaves the observation and decision it is given as they were."""
-    seat = players.seat(spec)
+    seat, random = seats(config, spec, "random", 0)
     if seat.strategy is None:
         return []  # built-ins see the state only through the compiled engine's copies
     problems: list[str] = []
@@ -74,7 +83,6 @@ def untouched_inputs(config: Config, spec: str, games: int) -> list[str]:
     guarded = players.Seat(seat.spec, seat.code, seat.budget, watcher)
     seeds = np.arange(games, dtype=np.uint64)
     out, cards = result_buffers(games)
-    random = players.seat("random")
     play_games(config, guarded, random, seeds, np.zeros(games), 0, out, cards)
     return problems[:1]
 
@@ -84,6 +92,7 @@ class _Watcher:
 
     def __init__(self, inner, problems: list[str]) -> None:
         self.inner, self.problems, self.spec = inner, problems, getattr(inner, "spec", "")
+        self.origin = origin(inner)  # a failure's "where" is in the strategy's file
 
     def start_game(self, start):
         if hasattr(self.inner, "start_game"):
@@ -110,7 +119,7 @@ def blind_to_hidden(config: Config, spec: str, games: int) -> list[str]:
             pair = hidden_variants(config, seed, turns)
             if pair is None:
                 continue
-            plays = [one_turn(spec, s, config.name, seed) for s in pair]
+            plays = [one_turn(spec, s, config, seed) for s in pair]
             if plays[0] != plays[1]:
                 problems.append(
                     f"game seed {seed}, turn {turns + 1}: the play changed with hidden cards "
@@ -155,22 +164,27 @@ def hidden_variants(config: Config, seed: int, turns: int):
     return arr, other_arr
 
 
-def one_turn(spec: str, arr, config_name: str, seed: int):
+def one_turn(spec: str, arr, config: Config, seed: int):
     """The play the strategy makes in the mover's seat of a copy of arr[0]."""
     work = fresh_state()
     work[0] = arr[0]
     s = work[0]
     digit = int(s.mover)
-    seat = players.seat(spec)
+    seat = seats(config, spec, "random", seed)[0]
     s.policy[digit], s.budget[digit] = seat.code, seat.budget
     hand = [int(s.hand[digit, i]) for i in range(int(s.hand_len[digit]))]
     if seat.strategy is None:
         s.last[0] = -1
         seat_turn(s)
     else:
+        # `sim show` cannot reach this position; the check that found it can
+        rerun = f"sim strategies check {shlex.quote(spec)} --config "
+        rerun += f"{shlex.quote(config_ref(config))} --games {seed + 1}"
+        context = Context(config_ref(config), seed, players=f"{spec},random", command=rerun)
         place = "first" if digit == s.first else "second"
-        seat.strategy.start_game(GameStart(digit, place, config_name, seed, Stream(s.srng[digit])))
-        python_turn(s, digit, seat.strategy, fresh_state(), Context(seed=seed))
+        start = GameStart(digit, place, config.name, seed, Stream(s.srng[digit]))
+        hook(seat.strategy, "start_game", start, context)
+        python_turn(s, digit, seat.strategy, fresh_state(), context)
     if s.passed[digit]:
         return None
     return hand.index(int(s.last[0])), int(s.last[1]), int(s.last[2])
@@ -179,7 +193,7 @@ def one_turn(spec: str, arr, config_name: str, seed: int):
 def pickles(config: Config, spec: str, games: int) -> list[str]:
     """The seat (with a Python strategy's instance) survives pickling for worker processes
     and plays the same games afterwards."""
-    seat = players.seat(spec)
+    seat = seats(config, spec, "random", 0)[0]
     try:
         again = pickle.loads(pickle.dumps(seat))
     except Exception as exc:  # noqa: BLE001 - the message is the finding

@@ -93,7 +93,8 @@ def play_matchup(
         codes, limits = players.policy_codes(a, b), players.budgets(a, b)
         return play_batch(config, seeds, state, cpu_level, flags, buffers, codes, limits)
     out, cards = result_buffers(len(seeds)) if buffers is None else buffers
-    seat_a, seat_b = players.seat(a), players.seat(b)
+    first_game = (seeds[0], flags[0]) if len(seeds) else (0, 0)  # where a seat's failure shows
+    seat_a, seat_b = python_loop.seats(config, a, b, *first_game)
     python_loop.play_games(config, seat_a, seat_b, seeds, flags, cpu_level, out, cards)
     return out, cards
 

@@ -11,6 +11,8 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from sim import guard
+
 ENTRY_POINT_GROUP = "sim.strategies"
 
 
@@ -51,12 +53,12 @@ def _from_file(resolved: str, shown: str, cls_name: str) -> type:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # so instances pickle by reference in this process
     try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
+        guard.call(resolved, spec.loader.exec_module, module)  # bounded, SystemExit caught
+    except guard.Failure as exc:
         del sys.modules[module_name]
-        raise PluginError(
-            f"strategy file {shown} failed to import: {type(exc).__name__}: {exc}"
-        ) from None
+        where = f"\n  where: {exc.where}" if exc.where else ""
+        problem = exc.problem("the import") if exc.timed_out else str(exc)
+        raise PluginError(f"strategy file {shown} failed to import: {problem}{where}") from None
     cls = getattr(module, cls_name, None)
     if cls is None:
         found = [n for n, v in vars(module).items() if inspect.isclass(v) and hasattr(v, "choose")]
@@ -85,9 +87,11 @@ def make(name: str, params: dict, spec: str):
     """A fresh instance for one seat, tagged with its spec for error messages."""
     cls = strategy_class(name)
     try:
-        instance = cls(**params)
-    except Exception as exc:
-        raise PluginError(f"strategy {spec} could not be created: {exc}") from None
+        instance = guard.call(cls, cls, **params)
+    except guard.Failure as exc:
+        where = f"\n  where: {exc.where}" if exc.where else ""
+        problem = exc.problem("__init__")
+        raise PluginError(f"strategy {spec} could not be created: it {problem}{where}") from None
     instance.spec = spec
     return instance
 

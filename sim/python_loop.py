@@ -8,11 +8,13 @@ replaying the move on a copy that stops at the next decision (paths.DecisionPend
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from sim import guard
 from sim import strategy as api
 from sim.engine.board import can_enter
 from sim.engine.cpu import cpu_turn
@@ -72,11 +74,18 @@ class Context:
     seed: int = 0
     swapped: bool = False
     players: str = "random,random"
+    command: str = ""  # the command that replays it, when `sim show` cannot
 
     def replay(self) -> str:
+        """The command that plays this game again, with the decision timeout it had."""
+        limit = guard.decision_timeout()
+        timeout = "" if limit == guard.DEFAULT_TIMEOUT else f" --decision-timeout {limit:g}"
+        if self.command:
+            return self.command + timeout
         swap = " --swapped" if self.swapped else ""
-        players = f"'{self.players}'"
-        return f"sim show --config {self.config} --seed {self.seed} --players {players}{swap}"
+        players = shlex.quote(self.players) if "'" in self.players else f"'{self.players}'"
+        config = shlex.quote(self.config)
+        return f"sim show --config {config} --seed {self.seed} --players {players}{swap}{timeout}"
 
 
 def fresh_state():
@@ -203,27 +212,55 @@ def describe(t, digit: int, depth: int) -> api.Decision:
 def ask(strategy, observation: Observation, decision: api.Decision, context: Context) -> int:
     """The strategy's choice, checked; any failure becomes one StrategyError."""
     try:
-        choice = strategy.choose(observation, decision)
-    except Exception as exc:
-        raise StrategyError(
-            failure(strategy, f"raised {type(exc).__name__}: {exc}", decision, context)
-        ) from exc
+        choice = guard.call(origin(strategy), strategy.choose, observation, decision)
+    except guard.Failure as exc:
+        message = failure(strategy, exc.problem(), context, decision, exc.where)
+        raise StrategyError(message) from None
     n = len(decision.options)
     if isinstance(choice, bool) or not isinstance(choice, int | np.integer) or not 0 <= choice < n:
         problem = f"returned {choice!r}, not an index into the {n} options"
-        raise StrategyError(failure(strategy, problem, decision, context))
+        raise StrategyError(failure(strategy, problem, context, decision))
     return int(choice)
 
 
-def failure(strategy, problem: str, decision: api.Decision, context: Context) -> str:
+def origin(strategy) -> type:
+    """The class whose file holds the strategy's own code (a wrapper names it `origin`)."""
+    return getattr(strategy, "origin", type(strategy))
+
+
+def failure(
+    strategy, problem: str, context: Context, decision: api.Decision | None = None, where=""
+) -> str:
+    """The one message for a strategy's failure: what it did, in which game (and decision),
+    where in its own file, and the command that replays it."""
     name = getattr(strategy, "spec", type(strategy).__name__)
+    return placed(f"strategy {name} {problem}", context, decision, where)
+
+
+def placed(message: str, context: Context, decision=None, where: str = "") -> str:
+    """message (its first line; later lines kept after) with the game, where and replay."""
+    first, *rest = message.split("\n")
     swap = " (second game of its pair, seats swapped)" if context.swapped else ""
-    return (
-        f"strategy {name} {problem}\n"
-        f"  config {context.config}, game seed {context.seed}{swap}, turn {decision.turn + 1}, "
-        f"{decision.kind} decision with {len(decision.options)} options\n"
-        f"  replay it: {context.replay()}"
+    at = (
+        f", turn {decision.turn + 1}, {decision.kind} decision with {len(decision.options)} options"
+        if decision is not None
+        else ""
     )
+    lines = [first, f"  config {context.config}, game seed {context.seed}{swap}{at}", *rest]
+    lines += [f"  where: {where}"] if where else []
+    return "\n".join([*lines, f"  replay it: {context.replay()}"])
+
+
+def seats(config, a: str, b: str, seed: int, swapped: bool = False):
+    """Seats for A and B (players.Seat); a strategy that cannot be created fails like one that
+    raises, naming the game it was created for."""
+    from sim import players
+
+    context = Context(config_ref(config), int(seed), bool(swapped), f"{a},{b}")
+    try:
+        return players.seat(a), players.seat(b)
+    except players.PlayerError as exc:
+        raise StrategyError(placed(str(exc), context)) from None
 
 
 def play_games(config, a, b, seeds, swapped, cpu_level: int, out, cards) -> None:
@@ -294,14 +331,10 @@ def hook(strategy, name: str, argument, context: Context) -> None:
     if method is None:
         return
     try:
-        method(argument)
-    except Exception as exc:
-        spec = getattr(strategy, "spec", type(strategy).__name__)
-        raise StrategyError(
-            f"strategy {spec} raised {type(exc).__name__} in {name}: {exc}\n"
-            f"  config {context.config}, game seed {context.seed}\n"
-            f"  replay it: {context.replay()}"
-        ) from exc
+        guard.call(origin(strategy), method, argument)
+    except guard.Failure as exc:
+        message = failure(strategy, exc.problem(name), context, where=exc.where)
+        raise StrategyError(message) from None
 
 
 def game_end(s, digit: int, winner: int | None, outcome: str) -> api.GameEnd:

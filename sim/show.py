@@ -9,9 +9,9 @@ from sim.cards import DIR_SYMBOLS
 from sim.config import Config
 from sim.engine.score import scores
 from sim.notation import MARK, render_card
-from sim.players import cpu_level, parse_players, seat
+from sim.players import cpu_level, parse_players
 from sim.position import display_rows
-from sim.python_loop import Context, config_ref, drive, seated_game
+from sim.python_loop import Context, config_ref, drive, finish_game, seated_game, seats
 
 
 def board_text(s) -> str:
@@ -28,7 +28,8 @@ def print_game(config: Config, seed: int, players: str, swapped: bool = False) -
     """Play one game (A first, or B first when swapped, as in a run's pairs) and print it."""
     a, b = parse_players(players)
     context = Context(config_ref(config), seed, swapped, f"{a},{b}")
-    first, second = (seat(b), seat(a)) if swapped else (seat(a), seat(b))
+    seat_a, seat_b = seats(config, a, b, seed, swapped)
+    first, second = (seat_b, seat_a) if swapped else (seat_a, seat_b)
     level = cpu_level(b, config.rules.cpu_level)
     arr, strategies = seated_game(config, first, second, level, context)
     s = arr[0]
@@ -55,6 +56,8 @@ def print_game(config: Config, seed: int, players: str, swapped: bool = False) -
         typer.echo(f"\nturn {turn.number}: {turn.digit} ({where[turn.digit]}) holds {hand}; {move}")
         typer.echo(board_text(s))
         typer.echo(f"  score 0: {zero}  1: {one}")
+    out, cards = game.result_buffers(1)
+    finish_game(s, strategies, context, out[0], cards[0])  # end_game fails here as in a run
     zero, one = scores(s)
     if zero != one:
         winner = f"digit {0 if zero > one else 1}"

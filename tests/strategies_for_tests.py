@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import sys
+import time
 
 import numpy as np
 
@@ -64,3 +67,81 @@ class Weighted(Strategy):
 
     def choose(self, observation, decision):
         return min(self.weight, len(decision.options) - 1)
+
+
+class Hangs(Strategy):
+    """Never decides."""
+
+    def choose(self, observation, decision):
+        while True:
+            time.sleep(0.05)
+
+
+class SwallowsTimeouts(Strategy):
+    """Catches everything, the decision timeout too, and answers late."""
+
+    def choose(self, observation, decision):
+        deadline = time.monotonic() + 1
+        while time.monotonic() < deadline:
+            with contextlib.suppress(BaseException):  # misbehaving on purpose
+                time.sleep(0.05)
+        return 0
+
+
+class Slow(Strategy):
+    """Takes its time (a fifth of a second) over each decision."""
+
+    def __init__(self, seconds: float = 0.2):
+        self.seconds = seconds
+
+    def choose(self, observation, decision):
+        time.sleep(self.seconds)
+        return 0
+
+
+class Exits(Strategy):
+    def choose(self, observation, decision):
+        sys.exit(3)
+
+
+class Interrupts(Strategy):
+    def choose(self, observation, decision):
+        raise KeyboardInterrupt
+
+
+class BrokenInit(Strategy):
+    def __init__(self):
+        raise RuntimeError("cannot set up")
+
+    def choose(self, observation, decision):
+        return 0
+
+
+class BrokenStart(Strategy):
+    def start_game(self, start):
+        raise LookupError("no table for this seat")
+
+    def choose(self, observation, decision):
+        return 0
+
+
+class BrokenEnd(Strategy):
+    def end_game(self, end):
+        raise ZeroDivisionError("no games to average")
+
+    def choose(self, observation, decision):
+        return 0
+
+
+class LateStarter(Strategy):
+    """Fails when its first decision of a game comes after turn 2: never in a whole game
+    (the conformance check's one-turn positions start it mid-game)."""
+
+    def start_game(self, start):
+        self.fresh = True
+
+    def choose(self, observation, decision):
+        if self.fresh and decision.turn > 1:
+            raise RuntimeError("joined a game already under way")
+        self.fresh = False
+        return 0

@@ -35,7 +35,9 @@ def _worker_loop(conn, play) -> None:
                 reply = ("error", str(exc))
             except OSError as exc:
                 reply = ("error", f"chunk {task.chunk.name}: {exc.strerror or exc}")
-            except Exception as exc:  # noqa: BLE001 - reported to the parent with its chunk
+            except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001
+                # reported with its chunk; SIGINT is ignored here, so even a
+                # KeyboardInterrupt is the code's own, never the user's Ctrl-C
                 reply = ("error", f"chunk {task.chunk.name}: {exc!r}")
             conn.send(reply)
     except (EOFError, OSError):  # the parent is gone
