@@ -7,9 +7,56 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from typer.core import TyperGroup, TyperOption
+
+USAGE = 2  # the exit code of a command line that cannot be run as given
+FAILURE = 1  # the exit code of a command that was understood but failed
+
+
+class SimGroup(TyperGroup):
+    """typer's own usage errors (unknown option, bad number) as one `error:` line, exit 2,
+    like sim's own option checks (usage) instead of typer's boxed report."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(FAILURE)
+        except click_exception() as exc:
+            sys.exit(_report_click_error(exc))
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def click_exception() -> type[Exception]:
+    """The ClickException class typer raises (typer vendors its own click)."""
+    from typer import _click
+
+    return _click.exceptions.ClickException
+
+
+def _report_click_error(exc) -> int:
+    """Print a click error as one line naming the --help to read; its exit code."""
+    message = " ".join(exc.format_message().split())
+    context = getattr(exc, "ctx", None)
+    hint = f" (see {context.command_path} --help)" if context is not None else ""
+    typer.echo(f"error: {message}{hint}", err=True)
+    return exc.exit_code
+
+
+def _flag_type(self: TyperOption, ctx) -> str | None:
+    """No type shown for a flag: it takes no value (typer prints <bool>)."""
+    return None if self.is_flag else _option_type(self, ctx)
+
+
+_option_type = TyperOption.display_type_rich
+TyperOption.display_type_rich = _flag_type
 
 app = typer.Typer(
-    help="Simulate and analyse the card game One Zero One.",
+    cls=SimGroup,
+    help="Simulate and analyse the card game One Zero One (rules: docs/RULES.md).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -17,7 +64,9 @@ app = typer.Typer(
 configs_app = typer.Typer(
     help="List and inspect deck and rule configurations.", no_args_is_help=True
 )
-rules_app = typer.Typer(help="Apply and check rule scenarios (RULES.md 13).", no_args_is_help=True)
+rules_app = typer.Typer(
+    help="Apply and check rule scenarios (docs/RULES.md 13).", no_args_is_help=True
+)
 strategies_app = typer.Typer(help="The strategies that can sit in a seat.", no_args_is_help=True)
 app.add_typer(configs_app, name="configs")
 app.add_typer(rules_app, name="rules")
@@ -25,9 +74,53 @@ app.add_typer(strategies_app, name="strategies")
 
 
 def fail(message: str) -> NoReturn:
-    """One clear line on stderr and a non-zero exit: the answer to every user mistake."""
+    """One clear line on stderr and exit 1: a command understood but failed (a file that
+    cannot be used, a run that stops)."""
     typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+    raise typer.Exit(FAILURE)
+
+
+def usage(message: str) -> NoReturn:
+    """One clear line on stderr and exit 2: an option's value the command cannot take."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(USAGE)
+
+
+def checked_seed(seed: int) -> int:
+    """A seed in the one range every command takes (64-bit words), or a usage error."""
+    from sim.runner.plan import UsageError, check_numbers
+
+    try:
+        check_numbers(seed=seed)
+    except UsageError as exc:
+        usage(str(exc))
+    return seed
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from sim.provenance import source_hash
+
+        try:
+            number = version("one-zero-one-sim")
+        except PackageNotFoundError:
+            number = "(not installed)"
+        typer.echo(f"sim {number} (source {source_hash()})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print sim's version and exit"
+        ),
+    ] = False,
+) -> None:
+    """Simulate and analyse the card game One Zero One (rules: docs/RULES.md)."""
 
 
 def load_config(name: str):
@@ -103,8 +196,11 @@ def strategies_check(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
     games: Annotated[int, typer.Option(help="Games per check", min=1)] = 20,
 ) -> None:
-    """Run the conformance suite on one strategy: legal, untouched inputs, deterministic,
-    blind to hidden information, picklable. Exit 1 if any check fails."""
+    """Run the conformance suite on one strategy; exit 1 if any check fails.
+
+    The checks: legal choices, untouched inputs, deterministic, blind to hidden
+    information, picklable.
+    """
     from rich.console import Console
 
     from sim.conformance import run_checks
@@ -181,7 +277,7 @@ def rules_check(
 @app.command()
 def show(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
-    seed: Annotated[int, typer.Option(help="Game seed", min=0)] = 0,
+    seed: Annotated[int, typer.Option(help="Game seed, 0..2**64-1")] = 0,
     players: Annotated[
         str,
         typer.Option(help="Strategies A,B: built-ins, entry-point names or file.py:Class"),
@@ -189,15 +285,22 @@ def show(
     swapped: Annotated[
         bool, typer.Option(help="B sits first, as in the second game of a run's pair")
     ] = False,
+    legend: Annotated[
+        bool, typer.Option(help="Print the notation's legend before the game")
+    ] = True,
 ) -> None:
-    """Play one game and print it turn by turn in position notation."""
+    """Play one game and print it turn by turn in position notation (docs/RULES.md 12)."""
     from sim.players import PlayerError, parse_players
     from sim.python_loop import EngineError, StrategyError
     from sim.show import print_game
 
+    checked_seed(seed)
     try:
         parse_players(players)
-        print_game(load_config(config), seed, players, swapped)
+    except PlayerError as exc:
+        usage(str(exc))
+    try:
+        print_game(load_config(config), seed, players, swapped, legend)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
 
@@ -205,15 +308,15 @@ def show(
 @app.command()
 def bench(
     config: Annotated[
-        list[str] | None, typer.Option(help="Config(s) to measure; default: every shipped one")
+        list[str] | None,
+        typer.Option(metavar="NAME", help="Config(s) to measure [default: every shipped one]"),
     ] = None,
     games: Annotated[int, typer.Option(help="Games per config", min=1)] = 200_000,
     players: Annotated[
         str, typer.Option(help="The match-up to time, A,B (any strategies)")
     ] = "random,random",
 ) -> None:
-    """Games per second per core of one match-up (random vs random by default), one
-    process; compile time apart."""
+    """Games per second per core of one match-up, in one process, compile time apart."""
     from rich.console import Console
     from rich.table import Table
 
@@ -224,7 +327,7 @@ def bench(
     try:
         parse_players(players)
     except PlayerError as exc:
-        fail(str(exc))
+        usage(str(exc))
     names = config or [
         n for n in ("base", "base-60", "variants", "101", "large") if n in available()
     ]
@@ -262,52 +365,55 @@ def bench(
 @app.command()
 def run(
     config: Annotated[
-        list[str] | None, typer.Option(help="Config name or .toml (repeatable)")
+        list[str] | None,
+        typer.Option(metavar="NAME", help="Config name or .toml (repeatable) [default: base]"),
     ] = None,
     players: Annotated[
-        list[str] | None, typer.Option(help="Match-up FIRST,SECOND (repeatable)")
+        list[str] | None,
+        typer.Option(
+            metavar="A,B", help="Match-up FIRST,SECOND (repeatable) [default: random,random]"
+        ),
     ] = None,
-    games: Annotated[int | None, typer.Option(help="Games per config and match-up")] = None,
-    seed: Annotated[int | None, typer.Option(help="Master seed")] = None,
+    games: Annotated[
+        int | None,
+        typer.Option(help="Games per config and match-up; even when swapping [default: 10000]"),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Master seed [default: 0]")] = None,
     out: Annotated[Path, typer.Option(help="Output folder")] = Path("runs/latest"),
-    plan: Annotated[Path | None, typer.Option(help="A plan .toml describing the matrix")] = None,
+    plan: Annotated[
+        Path | None,
+        typer.Option(help="A plan .toml describing the matrix; options given override it"),
+    ] = None,
     swap: Annotated[bool, typer.Option(help="Play each seed twice with seats swapped")] = True,
-    workers: Annotated[int | None, typer.Option(help="Processes; default all cores", min=1)] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Processes [default: all cores]", min=1)
+    ] = None,
     chunk_size: Annotated[
         int | None,
         typer.Option(
-            help="Games per part file; default 100,000, or 200 with mc, ismcts or Python strategies"
+            help="Games per part file [default: 100000, or 200 with mc, ismcts or Python "
+            "strategies]"
         ),
     ] = None,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler tcp://HOST:PORT")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out")] = False,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress display (cron)")
+        bool, typer.Option("--quiet", "-q", help="No start line or progress display (cron)")
     ] = False,
 ) -> None:
     """Play every config x match-up for many seeded games and write Parquet tables to --out.
 
     Rerun the same command after an interruption to continue where it stopped.
     """
-    from sim.runner.plan import PlanError, make_plan, read_plan_file
     from sim.runner.run import RunError
 
-    try:
-        base = read_plan_file(plan) if plan else {}
-        the_plan = make_plan(
-            configs=config or base.get("configs", ["base"]),
-            players=players or base.get("players", ["random,random"]),
-            games=games if games is not None else base.get("games", 10_000),
-            seed=seed if seed is not None else base.get("seed", 0),
-            swap=swap if not plan or "swap" not in base else base["swap"] and swap,
-            chunk_size=chunk_size or base.get("chunk_size"),
-        )
-    except PlanError as exc:
-        fail(str(exc))
+    the_plan = _plan(plan, config, players, games, seed, swap, chunk_size)
     for c in the_plan.configs:
         for warning in c.warnings:
             typer.echo(f"warning: {warning}", err=True)
+    if not quiet:
+        typer.echo(_start_line(the_plan, out), err=True)
     try:
         result = _run_with_progress(the_plan, out, workers, backend, scheduler, overwrite, quiet)
     except KeyboardInterrupt:
@@ -331,6 +437,39 @@ def run(
         f"{result.out}: {result.played:,} games played"
         + (f", {result.skipped:,} already done" if result.skipped else "")
         + f" in {result.seconds:.1f}s ({rate:,.0f} games/s); run {the_plan.run_id}"
+    )
+
+
+def _plan(plan, config, players, games, seed, swap, chunk_size):
+    """The run's plan from the options over the plan file's fields; a usage error exits 2,
+    a file that cannot be used 1."""
+    from sim.runner.plan import PlanError, UsageError, make_plan, read_plan_file
+
+    try:
+        base = read_plan_file(plan) if plan else {}
+        return make_plan(
+            configs=config or base.get("configs", ["base"]),
+            players=players or base.get("players", ["random,random"]),
+            games=games if games is not None else base.get("games", 10_000),
+            seed=seed if seed is not None else base.get("seed", 0),
+            swap=swap if not plan or "swap" not in base else base["swap"] and swap,
+            chunk_size=chunk_size if chunk_size is not None else base.get("chunk_size"),
+        )
+    except UsageError as exc:
+        usage(str(exc))
+    except PlanError as exc:
+        fail(str(exc))
+
+
+def _start_line(plan, out: Path) -> str:
+    """What is about to be played, in one line, so a default is never a surprise."""
+    configs = ", ".join(c.name for c in plan.configs)
+    matchups = "; ".join(f"{a} vs {b}" for a, b in plan.matchups)
+    cells = len(plan.configs) * len(plan.matchups)
+    each = f" ({plan.games:,} per config and match-up)" if cells > 1 else ""
+    return (
+        f"playing {plan.total_games:,} games{each} of {configs}, {matchups}, "
+        f"seed {plan.seed} into {out}"
     )
 
 
@@ -377,13 +516,16 @@ def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet)
 def solo(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
     games: Annotated[int, typer.Option(help="Games per level and strategy", min=1)] = 20_000,
-    seed: Annotated[int, typer.Option(help="Master seed", min=0)] = 0,
+    seed: Annotated[int, typer.Option(help="Master seed, 0..2**64-1")] = 0,
     human: Annotated[
         list[str] | None,
-        typer.Option(help="Strategy as the human (repeatable); default: the fast built-ins"),
+        typer.Option(
+            metavar="SPEC",
+            help="Strategy as the human (repeatable) [default: random, greedy, heuristic]",
+        ),
     ] = None,
 ) -> None:
-    """Solo mode: each CPU level (1-4) against each strategy as the human.
+    """Solo mode: each CPU level (1-4) against each strategy as the human (docs/RULES.md 8).
 
     Shows the human's win rate with a 95% interval, why games end, and their length.
     """
@@ -393,13 +535,14 @@ def solo(
     from reports.solo import humans, solo_row
     from sim.players import PlayerError, parse_player
 
-    cfg = load_config(config)
+    checked_seed(seed)
     try:
         chosen = [parse_player(h).text for h in human] if human else humans()
     except PlayerError as exc:
-        fail(str(exc))
+        usage(str(exc))
     if any(h.startswith("cpu") for h in chosen):
-        fail("--human cpu: the CPU card plays the second seat, not the human's")
+        usage("--human cpu: the CPU card plays the second seat, not the human's")
+    cfg = load_config(config)
     table = Table(
         "level",
         "human",
