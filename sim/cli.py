@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 USAGE = 2  # the exit code of a command line that cannot be run as given
 FAILURE = 1  # the exit code of a command that was understood but failed
@@ -46,13 +46,23 @@ def _report_click_error(exc) -> int:
     return exc.exit_code
 
 
-def _flag_type(self: TyperOption, ctx) -> str | None:
-    """No type shown for a flag: it takes no value (typer prints <bool>)."""
-    return None if self.is_flag else _option_type(self, ctx)
+def _shown_type(original):
+    """typer's type column without its placeholders: none for a flag, which takes no value
+    (typer prints <bool>), and <str>... for a repeatable value (not <list[str]>)."""
+
+    def shown(self, ctx) -> str | None:
+        if getattr(self, "is_flag", False):
+            return None
+        text = original(self, ctx)
+        if text and text.startswith("<list[") and text.endswith("]>"):
+            return f"<{text[6:-2].lower()}>..."
+        return text
+
+    return shown
 
 
-_option_type = TyperOption.display_type_rich
-TyperOption.display_type_rich = _flag_type
+for _param in (TyperOption, TyperArgument):
+    _param.display_type_rich = _shown_type(_param.display_type_rich)
 
 app = typer.Typer(
     cls=SimGroup,
@@ -198,8 +208,7 @@ def strategies_check(
 ) -> None:
     """Run the conformance suite on one strategy; exit 1 if any check fails.
 
-    The checks: legal choices, untouched inputs, deterministic, blind to hidden
-    information, picklable.
+    It checks legal choices, untouched inputs, determinism, blindness and pickling.
     """
     from rich.console import Console
 
@@ -309,7 +318,7 @@ def show(
 def bench(
     config: Annotated[
         list[str] | None,
-        typer.Option(metavar="NAME", help="Config(s) to measure [default: every shipped one]"),
+        typer.Option(metavar="NAME", help="Config(s) to measure \\[default: every shipped one]"),
     ] = None,
     games: Annotated[int, typer.Option(help="Games per config", min=1)] = 200_000,
     players: Annotated[
@@ -366,19 +375,19 @@ def bench(
 def run(
     config: Annotated[
         list[str] | None,
-        typer.Option(metavar="NAME", help="Config name or .toml (repeatable) [default: base]"),
+        typer.Option(metavar="NAME", help="Config name or .toml (repeatable) \\[default: base]"),
     ] = None,
     players: Annotated[
         list[str] | None,
         typer.Option(
-            metavar="A,B", help="Match-up FIRST,SECOND (repeatable) [default: random,random]"
+            metavar="A,B", help="Match-up FIRST,SECOND (repeatable) \\[default: random,random]"
         ),
     ] = None,
     games: Annotated[
         int | None,
-        typer.Option(help="Games per config and match-up; even when swapping [default: 10000]"),
+        typer.Option(help="Games per config and match-up; even when swapping \\[default: 10000]"),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Master seed [default: 0]")] = None,
+    seed: Annotated[int | None, typer.Option(help="Master seed \\[default: 0]")] = None,
     out: Annotated[Path, typer.Option(help="Output folder")] = Path("runs/latest"),
     plan: Annotated[
         Path | None,
@@ -386,12 +395,12 @@ def run(
     ] = None,
     swap: Annotated[bool, typer.Option(help="Play each seed twice with seats swapped")] = True,
     workers: Annotated[
-        int | None, typer.Option(help="Processes [default: all cores]", min=1)
+        int | None, typer.Option(help="Processes \\[default: all cores]", min=1)
     ] = None,
     chunk_size: Annotated[
         int | None,
         typer.Option(
-            help="Games per part file [default: 100000, or 200 with mc, ismcts or Python "
+            help="Games per part file \\[default: 100000, or 200 with mc, ismcts or Python "
             "strategies]"
         ),
     ] = None,
@@ -408,6 +417,8 @@ def run(
     """
     from sim.runner.run import RunError
 
+    if backend not in ("local", "dask"):
+        usage(f"--backend {backend!r}: expected local or dask")
     the_plan = _plan(plan, config, players, games, seed, swap, chunk_size)
     for c in the_plan.configs:
         for warning in c.warnings:
@@ -521,7 +532,7 @@ def solo(
         list[str] | None,
         typer.Option(
             metavar="SPEC",
-            help="Strategy as the human (repeatable) [default: random, greedy, heuristic]",
+            help="Strategy as the human (repeatable) \\[default: random, greedy, heuristic]",
         ),
     ] = None,
 ) -> None:
