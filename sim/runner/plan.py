@@ -146,10 +146,7 @@ def make_plan(
         matchups = _matchups(players)
     except PlayerError as exc:
         raise UsageError(str(exc)) from exc
-    try:
-        loaded = _configs(configs)
-    except ConfigError as exc:
-        raise PlanError(str(exc)) from exc
+    loaded = _configs(configs)
     chunk_size = default_chunk(matchups) if chunk_size is None else chunk_size
     if swap and games % 2 and any(not b.startswith("cpu") for _, b in matchups):
         raise UsageError(
@@ -193,16 +190,19 @@ def _matchups(players: list[str]) -> tuple[tuple[str, str], ...]:
 def _configs(names: list[str]) -> tuple[Config, ...]:
     """Each config file once, under a name no other file of the run has: the tables key
     a config by name, so two files of one name would merge into one cell."""
-    loaded = tuple(load_config(name) for name in names)
+    try:
+        loaded = tuple(load_config(name) for name in names)
+    except ConfigError as exc:
+        raise PlanError(str(exc)) from exc
     for i, config in enumerate(loaded):
         for j, other in enumerate(loaded[:i]):
             if config.path.resolve() == other.path.resolve():
-                raise ConfigError(
+                raise UsageError(
                     f"--config {names[j]!r} and --config {names[i]!r} are the same file "
                     f"({config.path}); give it once"
                 )
             if config.name == other.name:
-                raise ConfigError(
+                raise UsageError(
                     f"--config: two configs named {config.name!r}, {other.path} and "
                     f"{config.path}; rename one (a run keys its tables by config name)"
                 )
