@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -419,6 +420,8 @@ def run(
 
     if backend not in ("local", "dask"):
         usage(f"--backend {backend!r}: expected local or dask")
+    if backend == "dask" and importlib.util.find_spec("dask") is None:
+        fail("--backend dask needs dask: pip install -e '.[cluster]'")
     the_plan = _plan(plan, config, players, games, seed, swap, chunk_size)
     for c in the_plan.configs:
         for warning in c.warnings:
