@@ -39,8 +39,11 @@ def click_exception() -> type[Exception]:
 
 
 def _report_click_error(exc) -> int:
-    """Print a click error as one line naming the --help to read; its exit code."""
+    """Print a click error as one line naming the --help to read; its exit code. A bare
+    group (`sim`, `sim configs`) has printed its help instead: nothing to add."""
     message = " ".join(exc.format_message().split())
+    if not message:
+        return exc.exit_code
     context = getattr(exc, "ctx", None)
     hint = f" (see {context.command_path} --help)" if context is not None else ""
     typer.echo(f"error: {message}{hint}", err=True)

@@ -272,3 +272,17 @@ def test_show_names_the_winning_strategy(seed, swapped):
         assert "tie-break" in winner
     place = "first" if digit == int(first_digit) else "second"
     assert winner.startswith(f"{seats[digit]} (digit {digit}, the {place} seat)")
+
+
+@pytest.mark.parametrize("group", [(), ("configs",), ("rules",), ("strategies",)], ids=str)
+def test_a_bare_group_prints_its_help_and_no_empty_error(group):
+    result = run(*group)
+    assert "Usage: sim" in result.output
+    assert "error:" not in result.output
+
+
+def test_a_usage_error_from_typer_is_one_line_exit_2():
+    result = run("show", "--sed", "3")
+    line = assert_clean_failure(result)
+    assert result.exit_code == 2
+    assert "--sed" in line and "--seed" in line and "sim show --help" in line
