@@ -12,6 +12,7 @@ from typer.core import TyperArgument, TyperGroup, TyperOption
 
 USAGE = 2  # the exit code of a command line that cannot be run as given
 FAILURE = 1  # the exit code of a command that was understood but failed
+IN_MEMORY = 5_000_000  # games bench and solo hold at once: about 160 bytes each
 
 
 class SimGroup(TyperGroup):
@@ -208,7 +209,7 @@ def strategies_list() -> None:
 def strategies_check(
     spec: Annotated[str, typer.Argument(help="A strategy: built-in, entry point or file.py:Class")],
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
-    games: Annotated[int, typer.Option(help="Games per check", min=1)] = 20,
+    games: Annotated[int, typer.Option(help="Games per check", min=1, max=100_000)] = 20,
 ) -> None:
     """Run the conformance suite on one strategy; exit 1 if any check fails.
 
@@ -324,7 +325,9 @@ def bench(
         list[str] | None,
         typer.Option(metavar="NAME", help="Config(s) to measure \\[default: every shipped one]"),
     ] = None,
-    games: Annotated[int, typer.Option(help="Games per config", min=1)] = 200_000,
+    games: Annotated[
+        int, typer.Option(help="Games per config, held in memory", min=1, max=IN_MEMORY)
+    ] = 200_000,
     players: Annotated[
         str, typer.Option(help="The match-up to time, A,B (any strategies)")
     ] = "random,random",
@@ -532,7 +535,9 @@ def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet)
 @app.command()
 def solo(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
-    games: Annotated[int, typer.Option(help="Games per level and strategy", min=1)] = 20_000,
+    games: Annotated[
+        int, typer.Option(help="Games per level and strategy, held in memory", min=1, max=IN_MEMORY)
+    ] = 20_000,
     seed: Annotated[int, typer.Option(help="Master seed, 0..2**64-1")] = 0,
     human: Annotated[
         list[str] | None,

@@ -322,6 +322,23 @@ def test_a_bad_strategy_spec_is_a_usage_error(tmp_path, command, name):
     assert says in line, line
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("bench", "--games", str(10**10)),
+        ("solo", "--games", str(10**10)),
+        ("strategies", "check", "random", "--games", str(10**9)),
+        ("bench", "--games", "0"),
+    ],
+    ids=" ".join,
+)
+def test_counts_held_in_memory_are_bounded(args):
+    started = time.perf_counter()
+    line = refused(invoke(*args), USAGE)
+    assert "--games" in line
+    assert time.perf_counter() - started < 2
+
+
 def test_the_cpu_as_the_human_is_a_usage_error():
     line = refused(invoke("solo", "--human", "cpu", "--games", "10"), USAGE)
     assert "--human" in line
