@@ -426,6 +426,8 @@ def run(
 
     if backend not in ("local", "dask"):
         usage(f"--backend {backend!r}: expected local or dask")
+    if backend == "dask" and not scheduler:
+        usage("--backend dask needs --scheduler tcp://HOST:PORT")
     if backend == "dask" and importlib.util.find_spec("dask") is None:
         fail("--backend dask needs dask: pip install -e '.[cluster]'")
     the_plan = _plan(plan, config, players, games, seed, swap, chunk_size)

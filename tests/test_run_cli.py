@@ -56,4 +56,5 @@ def test_mistakes_get_one_error_line_and_a_non_zero_exit(tmp_path):
 
 def test_dask_without_a_scheduler_is_refused(tmp_path):
     result = run("--backend", "dask", "--games", "10", "--out", str(tmp_path / "d"), "--quiet")
-    assert result.exit_code == 1 and "--scheduler" in result.stderr
+    assert result.exit_code == 2 and "--scheduler" in result.stderr
+    assert not (tmp_path / "d").exists()  # refused before a manifest is written
