@@ -64,18 +64,18 @@ def sprt(
     beta: Annotated[float, typer.Option(help="Chance of accepting H0 when H1 holds")] = 0.05,
     batch: Annotated[
         int,
-        typer.Option(help="Games per look at the LLR; at least 100, as the LLR needs many pairs"),
+        typer.Option(help="Games per look at the LLR; at least 100 (the LLR needs many pairs)"),
     ] = 2000,
     max_games: Annotated[
-        int | None, typer.Option(help="Stop undecided after this many games; default no limit")
+        int | None, typer.Option(help="Stop undecided after this many games \\[default: no limit]")
     ] = None,
     seed: Annotated[int, typer.Option(help="Master seed")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines")] = False,
 ) -> None:
     """Sequential test of A against B on seat-swapped seed pairs, stopping when it decides.
 
-    Pair scores tally into a pentanomial; after every batch the LLR of elo1 against elo0
-    (logistic Elo) is compared with Wald's bounds, as chess-engine testing does.
+    Pair scores tally into a pentanomial, as chess-engine testing does.
+    After every batch the LLR of elo1 against elo0 (logistic Elo) meets Wald's bounds.
     """
     from reports.sprt import SprtError, SprtSettings, describe, run_sprt
 
@@ -116,8 +116,8 @@ def card_impact(
 ) -> None:
     """Replay the same seeds with every copy of a card swapped for another kind (BLANK).
 
-    Reports the change in first-seat, per-strategy and draw rates and in mean turns, each
-    with a 95% interval paired over the seed pairs.
+    Reports the change in first-seat, per-strategy and draw rates and in mean turns.
+    Each change has a 95% interval paired over the seed pairs.
     """
     from reports.card_impact import CardImpactError, swap_card
     from reports.card_impact import card_impact as measure
@@ -183,8 +183,10 @@ def report(
     run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")],
     out: Annotated[Path, typer.Option(help="The HTML file to write")] = Path("report.html"),
 ) -> None:
-    """Write one self-contained HTML report of a run: win rates, distributions, line control,
-    card impact, each with its sample size."""
+    """Write one self-contained HTML report of a run, each figure with its sample size.
+
+    It shows win rates, distributions, line control and card impact.
+    """
     from reports.html import ReportError, write_report
     from sim.runner.verify import reader_warnings
 

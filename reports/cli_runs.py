@@ -70,21 +70,25 @@ def summary(
 
 def compare(
     runs: Annotated[
-        list[Path] | None, typer.Argument(help="Two run folders A and B", show_default=False)
+        list[Path] | None,
+        typer.Argument(metavar="RUN_A RUN_B", help="Two run folders A and B", show_default=False),
     ] = None,
     config: Annotated[
         list[str] | None,
-        typer.Option(help="Run these two configs first, then compare them (give it twice)"),
+        typer.Option(
+            metavar="NAME", help="Run these two configs first, then compare them (give it twice)"
+        ),
     ] = None,
     players: Annotated[
-        list[str] | None, typer.Option(help="With --config: match-up A,B (repeatable)")
+        list[str] | None,
+        typer.Option(metavar="A,B", help="With --config: match-up A,B (repeatable)"),
     ] = None,
     games: Annotated[
         int | None, typer.Option(help="With --config: games per config and match-up")
     ] = None,
     seed: Annotated[int | None, typer.Option(help="With --config: master seed")] = None,
     workers: Annotated[
-        int | None, typer.Option(help="With --config: processes; default all cores", min=1)
+        int | None, typer.Option(help="With --config: processes \\[default: all cores]", min=1)
     ] = None,
     out: Annotated[
         Path | None, typer.Option(help="With --config: keep both runs here, not in a temp folder")

@@ -7,7 +7,7 @@ CUT, PASTE, GOTO10, IFELSE, REM, SYNTAX = 6, 7, 8, 9, 10, 11
 END, CONT, GET, GOSUB, NEXT = 12, 13, 14, 15, 16
 N_KINDS = 17
 
-# Notation codes (RULES.md 12), indexed by kind. BLANK has no code.
+# Notation codes (docs/RULES.md 12), indexed by kind. BLANK has no code.
 CODES = (
     "",
     "DEL",
@@ -47,7 +47,7 @@ NAMES = (
     "GOSUB",
     "NEXT",
 )
-# Kinds whose text has no direction (RULES.md 2).
+# Kinds whose text has no direction (docs/RULES.md 2).
 UNDIRECTED = frozenset({BLANK, IFELSE, GET})
 
 AXIS_NONE, AXIS_H, AXIS_V = 0, 1, 2
@@ -56,7 +56,7 @@ AXIS_LETTERS = ("-", "H", "V")
 DIR_NONE, LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3, 4
 DIR_SYMBOLS = ("", "<", ">", "^", "v")
 
-# Shipped default axis per kind when a single copy is dealt (RULES.md 2 [decision]).
+# Shipped default axis per kind when a single copy is dealt (docs/RULES.md 2 [decision]).
 DEFAULT_AXIS = {k: (AXIS_NONE if k in UNDIRECTED else AXIS_H) for k in range(N_KINDS)}
 DEFAULT_AXIS[SYNTAX] = AXIS_V
 

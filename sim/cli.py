@@ -2,14 +2,76 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from typer.core import TyperArgument, TyperGroup, TyperOption
+
+USAGE = 2  # the exit code of a command line that cannot be run as given
+FAILURE = 1  # the exit code of a command that was understood but failed
+IN_MEMORY = 5_000_000  # games bench and solo hold at once: about 160 bytes each
+
+
+class SimGroup(TyperGroup):
+    """typer's own usage errors (unknown option, bad number) as one `error:` line, exit 2,
+    like sim's own option checks (usage) instead of typer's boxed report."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(FAILURE)
+        except click_exception() as exc:
+            sys.exit(_report_click_error(exc))
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def click_exception() -> type[Exception]:
+    """The ClickException class typer raises (typer vendors its own click)."""
+    from typer import _click
+
+    return _click.exceptions.ClickException
+
+
+def _report_click_error(exc) -> int:
+    """Print a click error as one line naming the --help to read; its exit code. A bare
+    group (`sim`, `sim configs`) has printed its help instead: nothing to add."""
+    message = " ".join(exc.format_message().split())
+    if not message:
+        return exc.exit_code
+    context = getattr(exc, "ctx", None)
+    hint = f" (see {context.command_path} --help)" if context is not None else ""
+    typer.echo(f"error: {message}{hint}", err=True)
+    return exc.exit_code
+
+
+def _shown_type(original):
+    """typer's type column without its placeholders: none for a flag, which takes no value
+    (typer prints <bool>), and <str>... for a repeatable value (not <list[str]>)."""
+
+    def shown(self, ctx) -> str | None:
+        if getattr(self, "is_flag", False):
+            return None
+        text = original(self, ctx)
+        if text and text.startswith("<list[") and text.endswith("]>"):
+            return f"<{text[6:-2].lower()}>..."
+        return text
+
+    return shown
+
+
+for _param in (TyperOption, TyperArgument):
+    _param.display_type_rich = _shown_type(_param.display_type_rich)
 
 app = typer.Typer(
-    help="Simulate and analyse the card game One Zero One.",
+    cls=SimGroup,
+    help="Simulate and analyse the card game One Zero One (rules: docs/RULES.md).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -17,7 +79,9 @@ app = typer.Typer(
 configs_app = typer.Typer(
     help="List and inspect deck and rule configurations.", no_args_is_help=True
 )
-rules_app = typer.Typer(help="Apply and check rule scenarios (RULES.md 13).", no_args_is_help=True)
+rules_app = typer.Typer(
+    help="Apply and check rule scenarios (docs/RULES.md 13).", no_args_is_help=True
+)
 strategies_app = typer.Typer(help="The strategies that can sit in a seat.", no_args_is_help=True)
 app.add_typer(configs_app, name="configs")
 app.add_typer(rules_app, name="rules")
@@ -37,9 +101,53 @@ DecisionTimeout = Annotated[
 
 
 def fail(message: str) -> NoReturn:
-    """One clear line on stderr and a non-zero exit: the answer to every user mistake."""
+    """One clear line on stderr and exit 1: a command understood but failed (a file that
+    cannot be used, a run that stops)."""
     typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+    raise typer.Exit(FAILURE)
+
+
+def usage(message: str) -> NoReturn:
+    """One clear line on stderr and exit 2: an option's value the command cannot take."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(USAGE)
+
+
+def checked_seed(seed: int) -> int:
+    """A seed in the one range every command takes (64-bit words), or a usage error."""
+    from sim.runner.plan import UsageError, check_numbers
+
+    try:
+        check_numbers(seed=seed)
+    except UsageError as exc:
+        usage(str(exc))
+    return seed
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from sim.provenance import source_hash
+
+        try:
+            number = version("one-zero-one-sim")
+        except PackageNotFoundError:
+            number = "(not installed)"
+        typer.echo(f"sim {number} (source {source_hash()})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print sim's version and exit"
+        ),
+    ] = False,
+) -> None:
+    """Simulate and analyse the card game One Zero One (rules: docs/RULES.md)."""
 
 
 def load_config(name: str):
@@ -113,11 +221,13 @@ def strategies_list() -> None:
 def strategies_check(
     spec: Annotated[str, typer.Argument(help="A strategy: built-in, entry point or file.py:Class")],
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
-    games: Annotated[int, typer.Option(help="Games per check", min=1)] = 20,
+    games: Annotated[int, typer.Option(help="Games per check", min=1, max=100_000)] = 20,
     decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
-    """Run the conformance suite on one strategy: legal, untouched inputs, deterministic,
-    blind to hidden information, picklable. Exit 1 if any check fails."""
+    """Run the conformance suite on one strategy; exit 1 if any check fails.
+
+    It checks legal choices, untouched inputs, determinism, blindness and pickling.
+    """
     from rich.console import Console
 
     from sim.conformance import run_checks
@@ -197,7 +307,7 @@ def rules_check(
 @app.command()
 def show(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
-    seed: Annotated[int, typer.Option(help="Game seed", min=0)] = 0,
+    seed: Annotated[int, typer.Option(help="Game seed, 0..2**64-1")] = 0,
     players: Annotated[
         str,
         typer.Option(help="Strategies A,B: built-ins, entry-point names or file.py:Class"),
@@ -205,18 +315,28 @@ def show(
     swapped: Annotated[
         bool, typer.Option(help="B sits first, as in the second game of a run's pair")
     ] = False,
+    legend: Annotated[
+        bool, typer.Option(help="Print the notation's legend before the game")
+    ] = True,
     decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
-    """Play one game and print it turn by turn in position notation."""
+    """Play one game and print it turn by turn in position notation (docs/RULES.md 12)."""
     from sim.guard import timeout
     from sim.players import PlayerError, parse_players
     from sim.python_loop import EngineError, StrategyError
     from sim.show import print_game
 
+    checked_seed(seed)
     try:
         with timeout(decision_timeout):  # the import of a strategy file is bounded too
             parse_players(players)
-            print_game(load_config(config), seed, players, swapped)
+    except PlayerError as exc:
+        usage(str(exc))
+    except (StrategyError, EngineError) as exc:
+        fail(str(exc))
+    try:
+        with timeout(decision_timeout):
+            print_game(load_config(config), seed, players, swapped, legend)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
 
@@ -224,16 +344,18 @@ def show(
 @app.command()
 def bench(
     config: Annotated[
-        list[str] | None, typer.Option(help="Config(s) to measure; default: every shipped one")
+        list[str] | None,
+        typer.Option(metavar="NAME", help="Config(s) to measure \\[default: every shipped one]"),
     ] = None,
-    games: Annotated[int, typer.Option(help="Games per config", min=1)] = 200_000,
+    games: Annotated[
+        int, typer.Option(help="Games per config, held in memory", min=1, max=IN_MEMORY)
+    ] = 200_000,
     players: Annotated[
         str, typer.Option(help="The match-up to time, A,B (any strategies)")
     ] = "random,random",
     decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
-    """Games per second per core of one match-up (random vs random by default), one
-    process; compile time apart."""
+    """Games per second per core of one match-up, in one process, compile time apart."""
     from rich.console import Console
     from rich.table import Table
 
@@ -246,7 +368,7 @@ def bench(
     try:
         parse_players(players)
     except PlayerError as exc:
-        fail(str(exc))
+        usage(str(exc))
     names = config or [
         n for n in ("base", "base-60", "variants", "101", "large") if n in available()
     ]
@@ -288,28 +410,41 @@ def bench(
 @app.command()
 def run(
     config: Annotated[
-        list[str] | None, typer.Option(help="Config name or .toml (repeatable)")
+        list[str] | None,
+        typer.Option(metavar="NAME", help="Config name or .toml (repeatable) \\[default: base]"),
     ] = None,
     players: Annotated[
-        list[str] | None, typer.Option(help="Match-up FIRST,SECOND (repeatable)")
+        list[str] | None,
+        typer.Option(
+            metavar="A,B", help="Match-up FIRST,SECOND (repeatable) \\[default: random,random]"
+        ),
     ] = None,
-    games: Annotated[int | None, typer.Option(help="Games per config and match-up")] = None,
-    seed: Annotated[int | None, typer.Option(help="Master seed")] = None,
+    games: Annotated[
+        int | None,
+        typer.Option(help="Games per config and match-up; even when swapping \\[default: 10000]"),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Master seed \\[default: 0]")] = None,
     out: Annotated[Path, typer.Option(help="Output folder")] = Path("runs/latest"),
-    plan: Annotated[Path | None, typer.Option(help="A plan .toml describing the matrix")] = None,
+    plan: Annotated[
+        Path | None,
+        typer.Option(help="A plan .toml describing the matrix; options given override it"),
+    ] = None,
     swap: Annotated[bool, typer.Option(help="Play each seed twice with seats swapped")] = True,
-    workers: Annotated[int | None, typer.Option(help="Processes; default all cores", min=1)] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Processes \\[default: all cores]", min=1)
+    ] = None,
     chunk_size: Annotated[
         int | None,
         typer.Option(
-            help="Games per part file; default 100,000, or 200 with mc, ismcts or Python strategies"
+            help="Games per part file \\[default: 100000, or 200 with mc, ismcts or Python "
+            "strategies]"
         ),
     ] = None,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler tcp://HOST:PORT")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a different run in --out")] = False,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress display (cron)")
+        bool, typer.Option("--quiet", "-q", help="No start line or progress display (cron)")
     ] = False,
     decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
@@ -318,24 +453,20 @@ def run(
     Rerun the same command after an interruption to continue where it stopped.
     """
     from sim.guard import timeout
-    from sim.runner.plan import PlanError, make_plan, read_plan_file
     from sim.runner.run import RunError
 
-    try:
-        base = read_plan_file(plan) if plan else {}
-        the_plan = make_plan(
-            configs=config or base.get("configs", ["base"]),
-            players=players or base.get("players", ["random,random"]),
-            games=games if games is not None else base.get("games", 10_000),
-            seed=seed if seed is not None else base.get("seed", 0),
-            swap=swap if not plan or "swap" not in base else base["swap"] and swap,
-            chunk_size=chunk_size or base.get("chunk_size"),
-        )
-    except PlanError as exc:
-        fail(str(exc))
+    if backend not in ("local", "dask"):
+        usage(f"--backend {backend!r}: expected local or dask")
+    if backend == "dask" and not scheduler:
+        usage("--backend dask needs --scheduler tcp://HOST:PORT")
+    if backend == "dask" and importlib.util.find_spec("dask") is None:
+        fail("--backend dask needs dask: pip install -e '.[cluster]'")
+    the_plan = _plan(plan, config, players, games, seed, swap, chunk_size)
     for c in the_plan.configs:
         for warning in c.warnings:
             typer.echo(f"warning: {warning}", err=True)
+    if not quiet:
+        typer.echo(_start_line(the_plan, out), err=True)
     try:
         with timeout(decision_timeout):  # the workers, started inside, inherit it
             args = (the_plan, out, workers, backend, scheduler, overwrite, quiet)
@@ -386,6 +517,39 @@ def verify(run: Annotated[Path, typer.Argument(help="A run folder written by `si
         raise typer.Exit(1)
 
 
+def _plan(plan, config, players, games, seed, swap, chunk_size):
+    """The run's plan from the options over the plan file's fields; a usage error exits 2,
+    a file that cannot be used 1."""
+    from sim.runner.plan import PlanError, UsageError, make_plan, read_plan_file
+
+    try:
+        base = read_plan_file(plan) if plan else {}
+        return make_plan(
+            configs=config or base.get("configs", ["base"]),
+            players=players or base.get("players", ["random,random"]),
+            games=games if games is not None else base.get("games", 10_000),
+            seed=seed if seed is not None else base.get("seed", 0),
+            swap=swap if not plan or "swap" not in base else base["swap"] and swap,
+            chunk_size=chunk_size if chunk_size is not None else base.get("chunk_size"),
+        )
+    except UsageError as exc:
+        usage(str(exc))
+    except PlanError as exc:
+        fail(str(exc))
+
+
+def _start_line(plan, out: Path) -> str:
+    """What is about to be played, in one line, so a default is never a surprise."""
+    configs = ", ".join(c.name for c in plan.configs)
+    matchups = "; ".join(f"{a} vs {b}" for a, b in plan.matchups)
+    cells = len(plan.configs) * len(plan.matchups)
+    each = f" ({plan.games:,} per config and match-up)" if cells > 1 else ""
+    return (
+        f"playing {plan.total_games:,} games{each} of {configs}, {matchups}, "
+        f"seed {plan.seed} into {out}"
+    )
+
+
 def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet):
     from sim.runner.run import execute
 
@@ -428,15 +592,20 @@ def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet)
 @app.command()
 def solo(
     config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
-    games: Annotated[int, typer.Option(help="Games per level and strategy", min=1)] = 20_000,
-    seed: Annotated[int, typer.Option(help="Master seed", min=0)] = 0,
+    games: Annotated[
+        int, typer.Option(help="Games per level and strategy, held in memory", min=1, max=IN_MEMORY)
+    ] = 20_000,
+    seed: Annotated[int, typer.Option(help="Master seed, 0..2**64-1")] = 0,
     human: Annotated[
         list[str] | None,
-        typer.Option(help="Strategy as the human (repeatable); default: the fast built-ins"),
+        typer.Option(
+            metavar="SPEC",
+            help="Strategy as the human (repeatable) \\[default: random, greedy, heuristic]",
+        ),
     ] = None,
     decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
-    """Solo mode: each CPU level (1-4) against each strategy as the human.
+    """Solo mode: each CPU level (1-4) against each strategy as the human (docs/RULES.md 8).
 
     Shows the human's win rate with a 95% interval, why games end, and their length.
     """
@@ -448,13 +617,14 @@ def solo(
     from sim.players import PlayerError, parse_player
     from sim.python_loop import EngineError, StrategyError
 
-    cfg = load_config(config)
+    checked_seed(seed)
     try:
         chosen = [parse_player(h).text for h in human] if human else humans()
     except PlayerError as exc:
-        fail(str(exc))
+        usage(str(exc))
     if any(h.startswith("cpu") for h in chosen):
-        fail("--human cpu: the CPU card plays the second seat, not the human's")
+        usage("--human cpu: the CPU card plays the second seat, not the human's")
+    cfg = load_config(config)
     table = Table(
         "level",
         "human",

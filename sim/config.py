@@ -28,6 +28,7 @@ SHIPPED_DIR = Path(__file__).resolve().parent.parent / "configs"
 _TOP_LEVEL = {"description", "extends", "rules", "deck", "deck_extra", "deck_second"}
 _DECK_FIELDS = {"kind", "axis", "count"}
 MIN_DECK = 4  # the BLANK set aside plus a starting hand of 3
+MAX_CARDS = MAX_DECK + 1  # the start card plus the engine's deck
 
 
 class ConfigError(ValueError):
@@ -119,19 +120,42 @@ def load(name: str) -> Config:
     return _validate(path, table)
 
 
-def _read(path: Path) -> dict:
+def read_toml(path: Path, error: type[ValueError]) -> dict:
+    """A UTF-8 TOML file's table; unreadable, undecodable or invalid text raises error(msg)."""
     try:
-        table = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+        text = path.read_bytes().decode("utf-8")
+        return tomllib.loads(text)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+        raise error(f"{path}: cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from exc
+
+
+def _read(path: Path) -> dict:
+    table = read_toml(path, ConfigError)
     unknown = set(table) - _TOP_LEVEL
     if unknown:
         raise ConfigError(
             f"{path}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(_TOP_LEVEL))}"
         )
+    _check_shapes(path, table)
     return table
+
+
+def _check_shapes(path: Path, table: dict) -> None:
+    """Each top-level field of one file has its type, before 'extends' merges files."""
+    for key in ("description", "extends"):
+        if key in table and not isinstance(table[key], str):
+            raise ConfigError(f"{path}: {key}: expected a string, got {table[key]!r}")
+    if "rules" in table and not isinstance(table["rules"], dict):
+        raise ConfigError(f"{path}: rules: expected a table ([rules]), got {table['rules']!r}")
+    for key in ("deck", "deck_extra", "deck_second"):
+        if key in table and not isinstance(table[key], list):
+            raise ConfigError(
+                f"{path}: {key}: expected an array of tables ([[{key}]]), got {table[key]!r}"
+            )
 
 
 def _resolve(path: Path, chain: tuple[Path, ...]) -> dict:
@@ -142,8 +166,6 @@ def _resolve(path: Path, chain: tuple[Path, ...]) -> dict:
     parent_name = table.get("extends")
     if parent_name is None:
         return table
-    if not isinstance(parent_name, str):
-        raise ConfigError(f"{path}: extends: expected a config name")
     try:
         parent_path = find(parent_name, path.parent)
     except ConfigError as exc:
@@ -212,8 +234,10 @@ def _deck(path: Path, where: str, entries) -> list[tuple[int, int]]:
             raise ConfigError(f"{at}.kind: {exc}") from exc
         axis = _axis(at, kind, entry.get("axis"))
         count = entry.get("count", 1)
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise ConfigError(f"{at}.count: expected a whole number of at least 1, got {count!r}")
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_CARDS:
+            raise ConfigError(f"{at}.count: expected a whole number 1-{MAX_CARDS}, got {count!r}")
+        if len(cards) + count > MAX_CARDS:
+            raise ConfigError(f"{at}.count: more than {MAX_CARDS} cards in {where}")
         cards += [(kind, axis)] * count
     return cards
 
@@ -240,5 +264,5 @@ def _check_deck(path: Path, deck: list[tuple[int, int]]) -> None:
             f"{path}: deck: {len(deck)} cards; at least {MIN_DECK} needed "
             "(the BLANK set aside and a starting hand of 3)"
         )
-    if len(deck) > MAX_DECK + 1:
-        raise ConfigError(f"{path}: deck: {len(deck)} cards; at most {MAX_DECK + 1} per player")
+    if len(deck) > MAX_CARDS:
+        raise ConfigError(f"{path}: deck: {len(deck)} cards; at most {MAX_CARDS} per player")

@@ -1,4 +1,4 @@
-"""Position notation (RULES.md 12): parse and render cards, hands and displays."""
+"""Position notation (docs/RULES.md 12): parse and render cards, hands and displays."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from sim.cards import (
     DIR_SYMBOLS,
     DOWN,
     LEFT,
+    NAMES,
     RIGHT,
     UNDIRECTED,
     UP,
@@ -142,3 +143,17 @@ def render_display(rows: list[list[Slot]]) -> str:
 
 def normalise_display(text: str, lines: int) -> str:
     return render_display(parse_display(text, lines))
+
+
+def legend(kinds) -> str:
+    """A short key to the notation (docs/RULES.md 12), naming the codes of the given kinds."""
+    codes = ", ".join(f"{CODES[k] or '(none)'} {NAMES[k]}" for k in sorted({int(k) for k in kinds}))
+    return "\n".join(
+        (
+            "notation (docs/RULES.md 12): a card is its face digit 0/1, then its kind's code,",
+            "  then in the display its direction < > (axis H) or ^ v (axis V), and * if saved;",
+            "  in a hand the axis follows the code (0DELH); . is an empty slot, .* one marked",
+            "  by a pending SAVE; each board row is a line (10: ...), the last one the RUN.",
+            f"  codes: {codes}",
+        )
+    )

@@ -1,4 +1,4 @@
-"""What a player may see (RULES.md 7): the only view of a game a strategy is given."""
+"""What a player may see (docs/RULES.md 7): the only view of a game a strategy is given."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ class BuiltIn:
 
 
 BUILT_IN: dict[str, BuiltIn] = {
-    "random": BuiltIn("the canonical random strategy of RULES.md 9", POLICY_RANDOM),
+    "random": BuiltIn("the canonical random strategy of docs/RULES.md 9", POLICY_RANDOM),
     "greedy": BuiltIn(
         "one ply: the move (with its sub-decisions) of best immediate score margin", POLICY_GREEDY
     ),
@@ -60,7 +60,7 @@ BUILT_IN: dict[str, BuiltIn] = {
         "iterations",
     ),
     "cpu": BuiltIn(
-        "the solo-mode CPU card (RULES.md 8); second seat only",
+        "the solo-mode CPU card (docs/RULES.md 8); second seat only",
         POLICY_RANDOM,
         {"level": Param(1, 4, None, "CPU level; default: the config's cpu_level")},
     ),

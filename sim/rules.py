@@ -1,4 +1,4 @@
-"""Rule options (RULES.md 11), validated once."""
+"""Rule options (docs/RULES.md 11), validated once."""
 
 from __future__ import annotations
 

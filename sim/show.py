@@ -7,8 +7,9 @@ import typer
 from sim import game
 from sim.cards import DIR_SYMBOLS
 from sim.config import Config
+from sim.engine.game import DRAW, R_OUTCOME, R_TIEBREAK_LINE, R_WINNER, record
 from sim.engine.score import scores
-from sim.notation import MARK, render_card
+from sim.notation import MARK, legend, render_card
 from sim.players import cpu_level, parse_players
 from sim.position import display_rows
 from sim.python_loop import Context, config_ref, drive, finish_game, seated_game, seats
@@ -24,8 +25,11 @@ def board_text(s) -> str:
     return "\n".join(out)
 
 
-def print_game(config: Config, seed: int, players: str, swapped: bool = False) -> None:
-    """Play one game (A first, or B first when swapped, as in a run's pairs) and print it."""
+def print_game(
+    config: Config, seed: int, players: str, swapped: bool = False, with_legend: bool = True
+) -> None:
+    """Play one game (A first, or B first when swapped, as in a run's pairs) and print it,
+    after the notation's legend unless with_legend is False."""
     a, b = parse_players(players)
     context = Context(config_ref(config), seed, swapped, f"{a},{b}")
     seat_a, seat_b = seats(config, a, b, seed, swapped)
@@ -38,6 +42,8 @@ def print_game(config: Config, seed: int, players: str, swapped: bool = False) -
     swap = " (seats swapped: B first)" if swapped else ""
     typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {a},{b}{swap}")
     typer.echo(f"first player: digit {digit} ({first.spec})")
+    if with_legend:
+        typer.echo(legend(config.kinds()))
     typer.echo(board_text(s))
     for turn in drive(s, strategies, context):
         hand = " ".join(render_card(c, False) for c in turn.hand) or "(empty)"
@@ -59,12 +65,23 @@ def print_game(config: Config, seed: int, players: str, swapped: bool = False) -
     out, cards = game.result_buffers(1)
     finish_game(s, strategies, context, out[0], cards[0])  # end_game fails here as in a run
     zero, one = scores(s)
-    if zero != one:
-        winner = f"digit {0 if zero > one else 1}"
-    elif s.cpu >= 0:
-        winner = f"digit {1 - int(s.cpu)} (equal scores lose for the CPU)"
-    else:
-        winner = "draw" if zero == 0 else "tie-break"
-
     ended = f"ended: {game.end_reason(s)} after {int(s.turns)} turns"
-    typer.echo(f"\n{ended}; score 0: {zero}  1: {one}; winner: {winner}")
+    result = winner_text(s, first.spec, second.spec)
+    typer.echo(f"\n{ended}; score 0: {zero}  1: {one}; winner: {result}")
+
+
+def winner_text(s, first: str, second: str) -> str:
+    """The finished game's winner as the engine records it for a run's tables: the
+    strategy, its digit and seat, and how it was decided."""
+    out, cards = game.result_buffers(1)
+    record(s, out[0], cards[0])
+    seat = int(out[0, R_WINNER])
+    if seat == DRAW:
+        return "draw (no line controlled)"
+    digit = int(s.first) ^ seat
+    name, place = (first, "first") if seat == 0 else (second, "second")
+    how = ""
+    if int(out[0, R_OUTCOME]) == 1:  # engine/game.py OUTCOME_TIEBREAK
+        line = int(out[0, R_TIEBREAK_LINE])
+        how = f" on the tie-break, line {line}" if line else " as equal scores lose for the CPU"
+    return f"{name} (digit {digit}, the {place} seat){how}"

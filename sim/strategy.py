@@ -1,6 +1,6 @@
 """The interface a designer's own strategy implements, and everything it is given.
 
-A strategy sees an Observation (RULES.md 7, never the game state) and, at each decision
+A strategy sees an Observation (docs/RULES.md 7, never the game state) and, at each decision
 point, a Decision listing the legal options; it returns the index of its choice. It is
 told when a game starts (with its own random stream) and when it ends.
 """

@@ -1,4 +1,4 @@
-"""The canonical random strategy of RULES.md 9, written against the plug-in interface.
+"""The canonical random strategy of docs/RULES.md 9, written against the plug-in interface.
 
 It draws from its stream exactly as the compiled `random` does, so the Python loop and
 the compiled loop play identical games with it: the check that both loops agree.

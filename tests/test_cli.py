@@ -215,3 +215,74 @@ def test_bench_reports_games_per_second():
     games, rate = rows[0][1], rows[0][3]
     assert games == "2,000"
     assert float(rate.replace(",", "")) > 0
+
+
+# --- what a new user sees -------------------------------------------------------------
+
+
+def test_run_says_what_it_plays_before_playing(tmp_path):
+    out = tmp_path / "r"
+    result = CliRunner().invoke(
+        app, ["run", "--games", "10", "--workers", "1", "--out", str(out)], prog_name="sim"
+    )
+    assert result.exit_code == 0, result.output
+    first = result.stderr.splitlines()[0]
+    assert first == f"playing 10 games of base, random vs random, seed 0 into {out}"
+
+
+def test_run_quiet_says_nothing_before_its_result(tmp_path):
+    out = tmp_path / "q"
+    args = ["run", "--games", "10", "--workers", "1", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(app, args, prog_name="sim")
+    assert result.exit_code == 0, result.output
+    assert "playing" not in result.output
+
+
+def test_show_prints_a_legend_of_the_deck_codes():
+    lines = run("show", "--config", "101", "--seed", "3").output.splitlines()
+    legend = [line for line in lines[:8] if "codes:" in line]
+    assert len(legend) == 1
+    for code in ("DEL DELETE", "GSB GOSUB", "NXT NEXT", "(none) BLANK"):  # 101.1 cards in 101
+        assert code in legend[0]
+    assert "docs/RULES.md 12" in "\n".join(lines[:8])
+    bare = run("show", "--config", "101", "--seed", "3", "--no-legend").output
+    assert "codes:" not in bare and bare.splitlines()[2].startswith("  10:")
+
+
+@pytest.mark.parametrize("swapped", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_show_names_the_winning_strategy(seed, swapped):
+    """The winner is the strategy sitting at the digit with more points (or a draw, or the
+    tie-break's winner): read off the header and the final scores, not the engine."""
+    args = ["show", "--seed", str(seed), "--players", "greedy,random", "--no-legend"]
+    lines = run(*args, *(["--swapped"] if swapped else [])).output.splitlines()
+    first_digit, first_spec = re.match(r"first player: digit (\d) \((\S+)\)", lines[1]).groups()
+    seats = {int(first_digit): first_spec}
+    seats[1 - int(first_digit)] = "greedy" if first_spec == "random" else "random"
+    assert first_spec == ("random" if swapped else "greedy")
+    found = re.search(r"score 0: (\d+)  1: (\d+); winner: (.*)$", lines[-1])
+    zero, one, winner = int(found.group(1)), int(found.group(2)), found.group(3)
+    if zero == one == 0:
+        assert winner.startswith("draw")
+        return
+    digit = int(re.search(r"digit (\d)", winner).group(1))
+    if zero != one:
+        assert digit == (0 if zero > one else 1)
+    else:
+        assert "tie-break" in winner
+    place = "first" if digit == int(first_digit) else "second"
+    assert winner.startswith(f"{seats[digit]} (digit {digit}, the {place} seat)")
+
+
+@pytest.mark.parametrize("group", [(), ("configs",), ("rules",), ("strategies",)], ids=str)
+def test_a_bare_group_prints_its_help_and_no_empty_error(group):
+    result = run(*group)
+    assert "Usage: sim" in result.output
+    assert "error:" not in result.output
+
+
+def test_a_usage_error_from_typer_is_one_line_exit_2():
+    result = run("show", "--sed", "3")
+    line = assert_clean_failure(result)
+    assert result.exit_code == 2
+    assert "--sed" in line and "--seed" in line and "sim show --help" in line

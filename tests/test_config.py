@@ -1,4 +1,4 @@
-"""sim/config.py: the shipped configurations (RULES.md 14), `extends`, the hash and errors."""
+"""sim/config.py: the shipped configurations (docs/RULES.md 14), `extends`, the hash and errors."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from sim.cards import (
 )
 from sim.config import SHIPPED_DIR, ConfigError, available, load
 
-# RULES.md 14, written out by hand: (kind, axis) -> copies, per player.
+# docs/RULES.md 14, written out by hand: (kind, axis) -> copies, per player.
 BASE_DECK = Counter(
     {
         (BLANK, AXIS_NONE): 7,

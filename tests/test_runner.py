@@ -351,7 +351,8 @@ def test_a_failing_chunk_on_dask_is_one_clear_error(tmp_path):
     raiser = Path(__file__).with_name("strategies_for_tests.py")
     plan = small_plan(configs=["base"], games=4, players=[f"{raiser}:Raiser,random"])
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
-    failure = pytest.raises(ClusterError, match=r"(?s)^(?!ChunkError).*no idea what to do.*game seed")
+    no_class_name = r"(?s)^(?!ChunkError).*no idea what to do.*game seed"
+    failure = pytest.raises(ClusterError, match=no_class_name)
     with cluster, distributed.Client(cluster) as client, failure:
         execute(plan, tmp_path / "dask", backend="dask", scheduler=client)
 

@@ -67,4 +67,4 @@ def test_solo_takes_the_humans_asked_for():
     assert sum("mc(rollouts=4)" in line for line in result.output.splitlines()) == 4
     assert sum("canonical-random" in line for line in result.output.splitlines()) == 4
     refused = CliRunner().invoke(app, ["solo", "--human", "cpu"])
-    assert refused.exit_code == 1
+    assert refused.exit_code == 2  # a usage error: the option's value cannot be a human

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from sim.config import Config, ConfigError
+from sim.config import Config, ConfigError, read_toml
 from sim.config import load as load_config
 from sim.players import PlayerError, parse_player, parse_players
 from sim.provenance import source_hash, strategy_version
@@ -18,10 +17,18 @@ from sim.rules import RULES_VERSION
 DEFAULT_CHUNK = 100_000
 SLOW_CHUNK = 200  # search and Python strategies: minutes, not hours, of work per part file
 FAST = frozenset({"random", "greedy", "heuristic", "cpu"})
+MAX_SEED = 2**64 - 1  # seeds are 64-bit words (sim.runner.seeds)
+MAX_GAMES = 10**12  # per config and match-up; far beyond any run, within int64 game indexes
+MAX_CHUNK_SIZE = 1_000_000  # a worker holds a chunk's result arrays in memory
+MAX_CHUNKS = 1_000_000  # the plan lists every chunk, and the manifest records each one
 
 
 class PlanError(ValueError):
     """A run description that cannot be played; the message names the file or option."""
+
+
+class UsageError(PlanError):
+    """An option's value the run cannot take (a usage error: exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -128,39 +135,83 @@ def make_plan(
     swap: bool = True,
     chunk_size: int | None = None,
 ) -> RunPlan:
-    """Validate names and numbers into a plan; every problem is one PlanError.
-
-    chunk_size None: the default for the strategies (default_chunk)."""
+    """Validate names and numbers into a plan; every problem is one PlanError (UsageError
+    for an option's value). chunk_size None: the default for the strategies (default_chunk)."""
     if not configs:
-        raise PlanError("no config given (--config NAME, repeatable)")
+        raise UsageError("no config given (--config NAME, repeatable)")
     if not players:
-        raise PlanError("no match-up given (--players A,B, repeatable)")
-    if games < 1:
-        raise PlanError(f"--games must be at least 1, got {games}")
+        raise UsageError("no match-up given (--players A,B, repeatable)")
+    check_numbers(games=games, seed=seed, chunk_size=chunk_size)
     try:
-        loaded = tuple(load_config(name) for name in dict.fromkeys(configs))
-        matchups = tuple(dict.fromkeys(parse_players(spec) for spec in players))
-    except (ConfigError, PlayerError) as exc:
-        raise PlanError(str(exc)) from exc
+        matchups = _matchups(players)
+    except PlayerError as exc:
+        raise UsageError(str(exc)) from exc
+    loaded = _configs(configs)
     chunk_size = default_chunk(matchups) if chunk_size is None else chunk_size
-    if chunk_size < 2:
-        raise PlanError(f"chunk size must be at least 2, got {chunk_size}")
+    if swap and games % 2 and any(not b.startswith("cpu") for _, b in matchups):
+        raise UsageError(
+            f"--games {games}: seat swapping plays whole pairs, so give an even number "
+            f"({games - 1:,} or {games + 1:,}) or --no-swap"
+        )
     if swap:
-        games += games % 2  # whole pairs
         chunk_size += chunk_size % 2  # a pair never straddles two chunks
-    if not 0 <= seed < 2**64:
-        raise PlanError(f"--seed must be in 0..2**64-1, got {seed}")
+    chunks = len(loaded) * len(matchups) * -(-games // chunk_size)
+    if chunks > MAX_CHUNKS:
+        raise UsageError(
+            f"--games {games:,}: {chunks:,} chunks of {chunk_size:,} games; at most "
+            f"{MAX_CHUNKS:,} a run (raise --chunk-size or play fewer games)"
+        )
     return RunPlan(loaded, matchups, games, seed, swap, chunk_size)
+
+
+def check_numbers(name=lambda field: f"--{field.replace('_', '-')}", **values: int | None) -> None:
+    """games, seed and chunk_size within what a run can play; name(field) says where each
+    value came from (an option by default)."""
+    limits = {
+        "games": (1, MAX_GAMES, "1..10**12"),
+        "seed": (0, MAX_SEED, "0..2**64-1"),
+        "chunk_size": (2, MAX_CHUNK_SIZE, "2..1,000,000"),
+    }
+    for field, value in values.items():
+        low, high, shown = limits[field]
+        if value is not None and not low <= value <= high:
+            raise UsageError(f"{name(field)} must be in {shown}, got {value}")
+
+
+def _matchups(players: list[str]) -> tuple[tuple[str, str], ...]:
+    """Each match-up once: the same pair twice would count its seeds twice."""
+    matchups = tuple(parse_players(spec) for spec in players)
+    for i, matchup in enumerate(matchups):
+        if matchup in matchups[:i]:
+            raise PlayerError(f"--players {players[i]!r}: match-up {','.join(matchup)} given twice")
+    return matchups
+
+
+def _configs(names: list[str]) -> tuple[Config, ...]:
+    """Each config file once, under a name no other file of the run has: the tables key
+    a config by name, so two files of one name would merge into one cell."""
+    try:
+        loaded = tuple(load_config(name) for name in names)
+    except ConfigError as exc:
+        raise PlanError(str(exc)) from exc
+    for i, config in enumerate(loaded):
+        for j, other in enumerate(loaded[:i]):
+            if config.path.resolve() == other.path.resolve():
+                raise UsageError(
+                    f"--config {names[j]!r} and --config {names[i]!r} are the same file "
+                    f"({config.path}); give it once"
+                )
+            if config.name == other.name:
+                raise UsageError(
+                    f"--config: two configs named {config.name!r}, {other.path} and "
+                    f"{config.path}; rename one (a run keys its tables by config name)"
+                )
+    return loaded
 
 
 def read_plan_file(path: Path) -> dict:
     """A plan TOML's fields (configs, players, games, seed, swap, chunk_size)."""
-    try:
-        table = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise PlanError(f"{path}: cannot read: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise PlanError(f"{path}: not valid TOML: {exc}") from exc
+    table = read_toml(path, PlanError)
     known = {"configs", "players", "games", "seed", "swap", "chunk_size", "description"}
     for key in table:
         if key not in known:
@@ -172,6 +223,11 @@ def read_plan_file(path: Path) -> dict:
     for key in ("games", "seed", "chunk_size"):
         if key in table and (not isinstance(table[key], int) or isinstance(table[key], bool)):
             raise PlanError(f"{path}: {key}: expected a whole number")
+    numbers = {k: table[k] for k in ("games", "seed", "chunk_size") if k in table}
+    try:
+        check_numbers(name=lambda field: f"{path}: {field}", **numbers)
+    except UsageError as exc:
+        raise PlanError(str(exc)) from None
     if "swap" in table and not isinstance(table["swap"], bool):
         raise PlanError(f"{path}: swap: expected true or false")
     table.pop("description", None)
