@@ -23,7 +23,9 @@ def unit() -> pl.Expr:
 
 def unit_name(frame: pl.DataFrame) -> str:
     """'pair' when the rows belong to seat-swapped pairs, else 'game'."""
-    return "game" if frame.height == 0 or frame["pair"].null_count() else "pair"
+    if "pair" not in frame.columns or frame.height == 0:
+        return "game"
+    return "game" if frame["pair"].null_count() else "pair"
 
 
 def _value(expr: pl.Expr) -> pl.Expr:
@@ -33,7 +35,9 @@ def _value(expr: pl.Expr) -> pl.Expr:
 def tallies(frame: pl.DataFrame, keys: list[str], quantities: dict[str, Quantity]) -> pl.DataFrame:
     """One row per group of keys; for each quantity q the columns q:units, q:y, q:z, q:yy,
     q:zz, q:yz of its Tally over the group's units (those with z > 0). The frame needs
-    `pair` and `game`."""
+    `game`; without a `pair` column every game is its own unit."""
+    if "pair" not in frame.columns:
+        frame = frame.with_columns(pl.lit(None, pl.Int64).alias("pair"))
     per_row = []
     for name, (y, z) in quantities.items():
         per_row += [
