@@ -16,7 +16,8 @@ Quantity = tuple[pl.Expr, pl.Expr | None]
 
 
 def unit() -> pl.Expr:
-    """A row's independent unit: its pair, or its own game (negative) when it has no pair."""
+    """A row's independent unit within its config and match-up: its pair, or its own game
+    (negative) when it has no pair."""
     game = -1 - pl.col("game").cast(pl.Int64)
     return pl.when(pl.col("pair").is_null()).then(game).otherwise(pl.col("pair").cast(pl.Int64))
 
@@ -44,7 +45,8 @@ def tallies(frame: pl.DataFrame, keys: list[str], quantities: dict[str, Quantity
             _value(y).sum().alias(f"{name}:y"),
             _value(pl.col("game").is_not_null() if z is None else z).sum().alias(f"{name}:z"),
         ]
-    units = frame.with_columns(unit().alias("_unit")).group_by(*keys, "_unit").agg(per_row)
+    cell = [c for c in ("config", "matchup") if c in frame.columns and c not in keys]
+    units = frame.with_columns(unit().alias("_unit")).group_by(*keys, *cell, "_unit").agg(per_row)
     sums = []
     for name in quantities:
         y, z = pl.col(f"{name}:y"), pl.col(f"{name}:z")
