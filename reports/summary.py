@@ -431,6 +431,8 @@ def render(run: RunFolder, summaries: list[CellSummary], console: Console) -> No
     for s in summaries:
         pairs = f", {s.games // 2:,} seat-swapped pairs" if _swapped(run) else ""
         console.rule(f"[bold]{s.config}[/bold] · {s.matchup} · {s.games:,} games{pairs}")
+        if s.unit == "pair" and replays(s.matchup):
+            console.print(REPLAY_NOTE.format(strategy=s.matchup.partition(",")[0]), highlight=False)
         for table in (
             _wins_table(s),
             _outcomes_table(s),
@@ -457,6 +459,24 @@ def render(run: RunFolder, summaries: list[CellSummary], console: Console) -> No
         "points: too small to tell.",
         highlight=False,
     )
+
+
+REPLAY_NOTE = (
+    "note: {strategy} is deterministic and plays itself, so each pair's second game replays "
+    "the first; the intervals count each pair once, which is exactly right for a replay."
+)
+
+
+def replays(matchup: str) -> bool:
+    """Whether the match-up is a deterministic strategy against itself (a pair's two games
+    are then one game twice); False for a spec that no longer loads."""
+    from sim.players import PlayerError, deterministic, split_top_level
+
+    a, b = split_top_level(matchup)
+    try:
+        return a == b and deterministic(a)
+    except PlayerError:
+        return False
 
 
 def _swapped(run: RunFolder) -> bool:

@@ -64,6 +64,21 @@ def deterministic(config: Config, spec: str, games: int) -> list[str]:
     return [] if same else ["the same seeds gave different games"]
 
 
+def deterministic_claim(config: Config, spec: str, games: int) -> list[str]:
+    """A strategy that declares itself deterministic replays a self-play game exactly when
+    the seats swap (the pair-level statistics count such a pair once); others pass."""
+    if not players.deterministic(spec):
+        return []
+    seeds = np.repeat(np.arange(1, games + 1, dtype=np.uint64), 2)
+    swapped = np.tile(np.array([0, 1], dtype=np.uint8), games)
+    out, _ = play_matchup(config, spec, spec, seeds, swapped)
+    differ = np.flatnonzero((out[0::2] != out[1::2]).any(axis=1))
+    if len(differ):
+        return [f"declares itself deterministic, but game seed {int(differ[0]) + 1} differs "
+                "when it plays itself with the seats swapped"]  # fmt: skip
+    return []
+
+
 def untouched_inputs(config: Config, spec: str, games: int) -> list[str]:
     """A Python strategy leaves the observation and decision it is given as they were."""
     seat = players.seat(spec)
@@ -191,6 +206,7 @@ CHECKS: dict[str, Check] = {
     "legal moves only": legal_moves,
     "inputs left untouched": untouched_inputs,
     "deterministic for a seed": deterministic,
+    "deterministic as declared": deterministic_claim,
     "blind to hidden information": blind_to_hidden,
     "pickles for workers": pickles,
 }

@@ -64,3 +64,21 @@ class Weighted(Strategy):
 
     def choose(self, observation, decision):
         return min(self.weight, len(decision.options) - 1)
+
+
+class FalselyDeterministic(Strategy):
+    """Claims to draw no random numbers, and draws them."""
+
+    deterministic = True
+
+    def choose(self, observation, decision):
+        return self.rng.below(len(decision.options))
+
+
+class HonestFirst(Strategy):
+    """Always the first option, and says it is deterministic."""
+
+    deterministic = True
+
+    def choose(self, observation, decision):
+        return 0

@@ -319,3 +319,21 @@ def test_help_and_light_import():
     code = "import sys, reports.cli_runs; print(any(m in sys.modules for m in ('polars', 'rich')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_deterministic_self_play_counts_each_replayed_pair_once(tmp_path):
+    """greedy plays itself: a pair's second game replays the first, so the first-seat
+    interval is exactly Wilson's over the pairs (k/2 of them won by the first seat)."""
+    plan = make_plan(["base"], ["greedy,greedy"], 400, 3, True, 200)
+    out = execute(plan, tmp_path / "gg", workers=1).out
+    games = pl.read_parquet(out / "games" / "*.parquet")
+    wins = int((games["winner"] == "first").sum())
+    assert wins % 2 == 0  # every pair is one game twice
+    (cell,) = summarize(open_run(out))
+    first = cell.wins["first seat"]
+    assert first.interval == pytest.approx(scipy_wilson(wins // 2, 200))
+    assert cell.wins["A (greedy) score"].interval == (0.5, 0.5)  # A takes one game of each pair
+    stored = pl.read_parquet(out / "winrates.parquet").row(0, named=True)
+    assert (stored["first_low"], stored["first_high"]) == pytest.approx(first.interval)
+    result = invoke("summary", str(out))
+    assert "greedy is deterministic and plays itself" in result.output
