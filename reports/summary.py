@@ -463,7 +463,8 @@ def render(run: RunFolder, summaries: list[CellSummary], console: Console) -> No
 
 REPLAY_NOTE = (
     "note: {strategy} is deterministic and plays itself, so each pair's second game replays "
-    "the first; the intervals count each pair once, which is exactly right for a replay."
+    "the first (a built-in's replay is recorded, not played again); the intervals count each "
+    "pair once, which is exactly right for a replay."
 )
 
 
