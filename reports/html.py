@@ -349,8 +349,7 @@ def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
     tallies (reports.tally) of the seat rates, A's score and the first seat's decided share."""
     first_won, second_won = pl.col("winner") == "first", pl.col("winner") == "second"
     swapped = pl.col("swapped").fill_null(False)
-    frame = games.select(*KEYS, "pair", "game", "winner", "swapped").collect()
-    counts = frame.group_by(KEYS).agg(
+    counts = games.group_by(KEYS).agg(
         pl.len().alias("games"),
         _seeds_expr(),
         _unit_expr(),
@@ -360,7 +359,7 @@ def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
         ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
         ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
     )
-    return counts.join(tallies(frame, KEYS, WIN_QUANTITIES), on=KEYS).sort(KEYS)
+    return counts.collect().join(tallies(games, KEYS, WIN_QUANTITIES), on=KEYS).sort(KEYS)
 
 
 def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:
@@ -528,12 +527,12 @@ def line_control_section(run: Run) -> str:
     aggs = [_seeds_expr(), _unit_expr(), pl.len().alias("games")]
     for c in columns:
         aggs += [(pl.col(c) == seat).sum().alias(f"{c}:{seat}") for seat in ("first", "second")]
-    frame = run.games.select(*KEYS, "pair", "game", *columns).collect()
+    frame = run.games.select(*KEYS, "pair", "game", *columns)
     shares = {
         f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
     }
     counted = tallies(frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
-    table = frame.lazy().group_by("config").agg(aggs).collect().join(counted, on="config")
+    table = frame.group_by("config").agg(aggs).collect().join(counted, on="config")
     table = table.sort("config")
     rows, notes = [], []
     for r in table.iter_rows(named=True):
@@ -600,7 +599,7 @@ def card_table(run: Run) -> pl.DataFrame:
     winners = run.games.select(*KEYS, "game", "pair", "winner")
     won = pl.col("winner") == pl.col("seat")
     played = pl.col("played") > 0
-    joined = run.cards.join(winners, on=[*KEYS, "game"]).collect()
+    joined = run.cards.join(winners, on=[*KEYS, "game"])
     counts = joined.group_by(*KEYS, "kind").agg(
         played.sum().alias("n_played"),
         (won & played).sum().alias("k_played"),
@@ -609,7 +608,10 @@ def card_table(run: Run) -> pl.DataFrame:
     )
     counted = tallies(joined, [*KEYS, "kind"], CARD_QUANTITIES)
     return (
-        counts.join(counted, on=[*KEYS, "kind"]).join(cells.collect(), on=KEYS).sort(*KEYS, "kind")
+        counts.collect()
+        .join(counted, on=[*KEYS, "kind"])
+        .join(cells.collect(), on=KEYS)
+        .sort(*KEYS, "kind")
     )
 
 

@@ -33,11 +33,16 @@ def _value(expr: pl.Expr) -> pl.Expr:
     return expr.fill_null(False).cast(pl.Float64)
 
 
-def tallies(frame: pl.DataFrame, keys: list[str], quantities: dict[str, Quantity]) -> pl.DataFrame:
+def tallies(
+    frame: pl.DataFrame | pl.LazyFrame, keys: list[str], quantities: dict[str, Quantity]
+) -> pl.DataFrame:
     """One row per group of keys; for each quantity q the columns q:units, q:y, q:z, q:yy,
     q:zz, q:yz of its Tally over the group's units (those with z > 0). The frame needs
-    `game`; without a `pair` column every game is its own unit."""
-    if "pair" not in frame.columns:
+    `game`; without a `pair` column every game is its own unit. A lazy frame stays lazy
+    until the small result, so a large run is never held in memory whole."""
+    lazy = isinstance(frame, pl.LazyFrame)
+    names = frame.collect_schema().names() if lazy else frame.columns
+    if "pair" not in names:
         frame = frame.with_columns(pl.lit(None, pl.Int64).alias("pair"))
     per_row = []
     for name, (y, z) in quantities.items():
@@ -45,7 +50,7 @@ def tallies(frame: pl.DataFrame, keys: list[str], quantities: dict[str, Quantity
             _value(y).sum().alias(f"{name}:y"),
             _value(pl.col("game").is_not_null() if z is None else z).sum().alias(f"{name}:z"),
         ]
-    cell = [c for c in ("config", "matchup") if c in frame.columns and c not in keys]
+    cell = [c for c in ("config", "matchup") if c in names and c not in keys]
     units = frame.with_columns(unit().alias("_unit")).group_by(*keys, *cell, "_unit").agg(per_row)
     sums = []
     for name in quantities:
@@ -58,7 +63,8 @@ def tallies(frame: pl.DataFrame, keys: list[str], quantities: dict[str, Quantity
             (y * z).sum().alias(f"{name}:yz"),
             (z > 0).sum().alias(f"{name}:units"),  # the units a conditional rate sees
         ]
-    return units.group_by(keys).agg(sums) if keys else units.select(sums)
+    result = units.group_by(keys).agg(sums) if keys else units.select(sums)
+    return result.collect() if lazy else result
 
 
 def from_row(row: dict, name: str) -> Tally:
