@@ -3,18 +3,20 @@
 Every copy of the kind is swapped for another kind (BLANK by default) in both players'
 decks, and the same seat-swapped seed pairs are played on both decks. Differences are
 paired by seed, so the deal's luck largely cancels; the pair (one seed, two games) is the
-unit of every interval, because its two games share their deal.
+unit of every interval, because its two games share their deal. Holm's method adjusts the
+p-values over the measures, so a null swap shows a change in any row at most 5% of the time.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from reports.sprt import pair_seeds, play_pairs
-from reports.stats import Difference, paired_difference
+from reports.stats import Difference, holm, paired_difference
 from sim.cards import (
     AXIS_H,
     AXIS_LETTERS,
@@ -49,12 +51,22 @@ class Swap:
 
 @dataclass(frozen=True)
 class Measure:
-    """One quantity on the original and the swapped deck, and its paired change."""
+    """One quantity on the original and the swapped deck, its paired change, and its
+    Holm-adjusted p-value over all the measures of the comparison (and whether it stands)."""
 
     name: str
     original: float
     swapped: float
     change: Difference
+    holm_p: float = math.nan
+    significant: bool = False
+
+    @property
+    def verdict(self) -> str:
+        """'higher/lower with the swap' when Holm-significant, else no change detectable."""
+        if not self.significant:
+            return "no change detectable"
+        return ("higher" if self.change.estimate > 0 else "lower") + " with the swap"
 
 
 @dataclass(frozen=True)
@@ -140,30 +152,35 @@ def _swapped_config(config: Config, deck: list, old: int, new: int) -> Config:
 
 
 def pair_measures(out: np.ndarray) -> dict[str, np.ndarray]:
-    """Per pair (rows A-first, A-second): first-seat, A, B and draw rates, and mean turns."""
+    """Per pair (rows A-first, A-second): first-seat rate, A's score (a draw is half a win;
+    B's is its complement), draw rate and mean turns."""
     winner = out[:, R_WINNER].reshape(-1, 2)
     a_seat = np.array([WIN_FIRST, WIN_SECOND])  # A's seat in each game of the pair
     return {
         "first seat wins": (winner == WIN_FIRST).mean(axis=1),
-        "A wins": (winner == a_seat).mean(axis=1),
-        "B wins": (winner == 1 - a_seat).mean(axis=1),
+        "A score": ((winner == a_seat) + 0.5 * (winner == DRAW)).mean(axis=1),
         "draws": (winner == DRAW).mean(axis=1),
         "mean turns": out[:, R_TURNS].reshape(-1, 2).mean(axis=1, dtype=float),
     }
 
 
 def compare(original: np.ndarray, swapped: np.ndarray, a: str, b: str) -> tuple[Measure, ...]:
-    """Paired changes (swapped minus original) of every pair measure over the same seeds."""
+    """Paired changes (swapped minus original) of every pair measure over the same seeds,
+    Holm-adjusted over the measures: a verdict on any of them keeps its 5% error rate."""
     before, after = pair_measures(original), pair_measures(swapped)
-    labels = {"A wins": f"{a} (A) wins", "B wins": f"{b} (B) wins"}
+    labels = {"A score": f"{a} (A) score"}
+    changes = {name: paired_difference(before[name], after[name]) for name in before}
+    adjusted = holm([d.p_value for d in changes.values()])
     return tuple(
         Measure(
             labels.get(name, name),
             float(before[name].mean()),
             float(after[name].mean()),
-            paired_difference(before[name], after[name]),
+            change,
+            q,
+            rejected,
         )
-        for name in before
+        for (name, change), (q, rejected) in zip(changes.items(), adjusted, strict=True)
     )
 
 

@@ -147,36 +147,38 @@ def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
     from rich.table import Table
 
     from sim.cards import NAMES
+    from sim.stats import p_text
 
     swap = impact.swap
     title = (
         f"{config}: {swap.copies} {NAMES[swap.card]} -> {NAMES[swap.replacement]} per deck; "
         f"{a} (A) vs {b} (B), master seed {seed}"
     )
-    table = Table("measure", "original", "swapped", "change [95%]", "p", "verdict", title=title)
+    table = Table(
+        "measure", "original", "swapped", "change [95%]", "p", "Holm p", "verdict", title=title
+    )
     for m in impact.measures:
         rate = m.name != "mean turns"
         show = (lambda v: f"{100 * v:.1f}%") if rate else (lambda v: f"{v:.2f}")
         step = (lambda v: f"{100 * v:+.1f}") if rate else (lambda v: f"{v:+.2f}")
         d = m.change
         change = f"{step(d.estimate)} [{step(d.low)}, {step(d.high)}]" + (" pts" if rate else "")
-        verdict = (
-            "no change detectable"
-            if d.low <= 0 <= d.high
-            else ("higher" if d.low > 0 else "lower") + " with the swap"
+        table.add_row(
+            m.name,
+            show(m.original),
+            show(m.swapped),
+            change,
+            p_text(d.p_value),
+            p_text(m.holm_p),
+            m.verdict,
         )
-        table.add_row(m.name, show(m.original), show(m.swapped), change, _p(d.p_value), verdict)
     console = Console()
     console.print(table)
     console.print(
         f"sample: {impact.games:,} games per deck ({impact.pairs:,} seat-swapped seed pairs, "
-        "the same seeds on both decks); intervals are paired over seed pairs"
+        "the same seeds on both decks); intervals are paired over seed pairs, the unit; "
+        f"verdicts are Holm-adjusted over the {len(impact.measures)} measures"
     )
-
-
-def _p(p: float) -> str:
-    """A p-value with two significant digits; below double precision's reach as a bound."""
-    return f"{p:.2g}" if p >= 1e-16 else "<1e-16"
 
 
 def report(

@@ -1,8 +1,12 @@
 """`sim compare`: two run folders side by side, each difference with its interval and p-value.
 
-Runs that played the same seeds in the same seats are compared game by game (paired), which
-cancels the deal's luck; otherwise the runs are independent samples (unpaired). Holm's method
-controls the chance of any false alarm over all rows compared.
+The unit is the seat-swapped pair (the game without swapping), as in sim.stats. Runs that
+played the same seeds in the same seats are compared pair by pair on the pairs' means
+(paired), which cancels the deal's luck; otherwise the runs are independent samples compared
+on their effective sizes (Newcombe, Welch). Holm's method controls the chance of any false
+alarm over the primary family (first-seat rate and A's score per cell), which alone decides
+--fail-on-change; the other rows are a secondary family, adjusted on their own. A row that
+only mirrors another (the second of two end reasons) is shown but not tested again.
 """
 
 from __future__ import annotations
@@ -17,15 +21,18 @@ from rich.console import Console
 from rich.table import Table
 from scipy import stats as sps
 
-from reports.stats import Difference, holm, paired_difference, unpaired_difference, wilson
-from reports.summary import (
-    END_ORDER,
-    Mean,
-    RunFolder,
-    a_won,
-    cells,
-    pct,
+from reports.stats import (
+    Difference,
+    holm,
+    mean_difference,
+    paired_difference,
+    rate_difference,
 )
+from reports.summary import END_ORDER, RunFolder, a_score, cells, pct
+from reports.tally import from_row, tallies, unit, unit_name
+from sim.stats import Estimate, Tally, p_text, unit_text
+from sim.stats import mean as mean_estimate
+from sim.stats import rate as rate_estimate
 
 ALPHA = 0.05
 NO_CHANGE = "no detectable change"
@@ -35,17 +42,27 @@ SEATS = ["first", "second", "swapped"]
 
 @dataclass(frozen=True)
 class Side:
-    """One run's value of a row with its 95% interval and sample size."""
+    """One run's value of a row with its 95% interval (sim.stats), over n units."""
 
     value: float
     low: float
     high: float
-    n: int
+    n: int  # the units (pairs, or games) the interval counts
+    unit: str = "game"
+    games: int = 0
+
+    @classmethod
+    def of(cls, e: Estimate) -> Side:
+        return cls(e.value, e.low, e.high, e.units, e.unit, e.games)
 
 
 @dataclass
 class Row:
-    """One quantity compared: both runs' values and the difference B - A."""
+    """One quantity compared: both runs' values and the difference B - A.
+
+    family: "primary" (first-seat rate and A's score: they decide --fail-on-change),
+    "secondary" (Holm-adjusted on their own), or "complement" (the mirror of another row,
+    shown but not tested again)."""
 
     metric: str
     rate: bool  # a proportion (else a mean, here turns)
@@ -53,12 +70,15 @@ class Row:
     b: Side
     diff: Difference
     test: str
+    family: str = "secondary"
     holm_p: float = math.nan
     significant: bool = False
 
     @property
     def verdict(self) -> str:
         """'higher in B' / 'lower in B' when Holm-significant, else no detectable change."""
+        if self.family == "complement":
+            return f"not tested: {self.test}"
         if not self.significant:
             return NO_CHANGE
         return "higher in B" if self.diff.estimate > 0 else "lower in B"
@@ -73,9 +93,10 @@ class CellComparison:
     matchup: str
     paired: bool
     pairing: str  # how, or why not, the games were paired
-    n_a: int
+    n_a: int  # games
     n_b: int
     rows: list[Row]
+    units: tuple[str, str] = ("game", "game")  # what each run's intervals count
 
     @property
     def configs(self) -> str:
@@ -99,10 +120,19 @@ class Comparison:
         """All rows of all cells, in display order."""
         return [row for cell in self.cells for row in cell.rows]
 
+    def family(self, name: str) -> list[Row]:
+        """The rows of one family ("primary", "secondary" or "complement")."""
+        return [row for row in self.rows if row.family == name]
+
     @property
     def changes(self) -> int:
-        """Rows with a Holm-significant difference."""
-        return sum(row.significant for row in self.rows)
+        """Primary rows with a Holm-significant difference: what --fail-on-change counts."""
+        return sum(row.significant for row in self.family("primary"))
+
+    @property
+    def secondary_changes(self) -> int:
+        """Secondary rows with a Holm-significant difference (their own family)."""
+        return sum(row.significant for row in self.family("secondary"))
 
 
 # --- statistics ----------------------------------------------------------------------------
@@ -123,26 +153,22 @@ def welch_difference(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> 
     )
 
 
-def rate_row(metric: str, a: np.ndarray, b: np.ndarray, paired: bool) -> Row:
-    """A proportion compared: per-game 0/1 outcomes of each run."""
-    k_a, k_b = int(a.sum()), int(b.sum())
-    side_a = Side(k_a / a.size, *wilson(k_a, a.size), a.size)
-    side_b = Side(k_b / b.size, *wilson(k_b, b.size), b.size)
-    if paired:
-        return Row(metric, True, side_a, side_b, paired_difference(a, b), "paired t-test")
-    diff = unpaired_difference(k_a, a.size, k_b, b.size)
-    return Row(metric, True, side_a, side_b, diff, "two-proportion test")
+def row_of(metric: str, rate: bool, a: Tally, b: Tally, units: tuple[str, str]) -> Row:
+    """A quantity of two independent runs: Newcombe on effective sizes, or Welch."""
+    side = rate_estimate if rate else mean_estimate
+    ea, eb = side(a, units[0]), side(b, units[1])
+    if rate:
+        return Row(
+            metric, True, Side.of(ea), Side.of(eb), rate_difference(ea, eb), "two-proportion test"
+        )
+    return Row(metric, False, Side.of(ea), Side.of(eb), mean_difference(a, b), "Welch t-test")
 
 
-def mean_row(metric: str, a: np.ndarray, b: np.ndarray, paired: bool) -> Row:
-    """A mean compared: per-game values of each run."""
-    sides = []
-    for x in (a, b):
-        m = Mean(x.size, float(x.mean()), float(x.std(ddof=1)))
-        sides.append(Side(m.mean, *m.interval, m.n))
-    if paired:
-        return Row(metric, False, *sides, paired_difference(a, b), "paired t-test")
-    return Row(metric, False, *sides, welch_difference(a, b), "Welch t-test")
+def paired_row(metric: str, rate: bool, a: Tally, b: Tally, units, ua, ub) -> Row:
+    """A quantity of two runs over the same units: paired t on the per-unit means ua, ub."""
+    side = rate_estimate if rate else mean_estimate
+    ea, eb = side(a, units[0]), side(b, units[1])
+    return Row(metric, rate, Side.of(ea), Side.of(eb), paired_difference(ua, ub), "paired t-test")
 
 
 # --- matching runs, cells and games --------------------------------------------------------
@@ -179,28 +205,47 @@ def pairing(fa: pl.DataFrame, fb: pl.DataFrame) -> tuple[bool, str]:
         return False, "unpaired: the runs played different seeds"
     if not sa.equals(sb):
         return False, "unpaired: same seeds but different seats"
+    if unit_name(fa) == "pair":
+        pairs = f"{fa.height // 2:,} pairs ({fa.height:,} games; same seeds and seats)"
+        return True, f"paired on {pairs}"
     return True, f"paired on {fa.height:,} games (same seeds and seats)"
 
 
-def metrics(matchup: str, ends: list[str], lines: list[int]) -> list[tuple[str, pl.Expr, bool]]:
-    """(name, per-game value, is a rate) for every row compared."""
+def metrics(
+    matchup: str, ends: list[str], lines: list[int]
+) -> list[tuple[str, pl.Expr, bool, str]]:
+    """(name, per-game value, is a rate, family) for every row compared. With only two end
+    reasons the second is the first's complement and is not tested again."""
     a = matchup.partition(",")[0]
     winner, outcome = pl.col("winner"), pl.col("outcome")
     rows = [
-        ("first-seat win rate", winner == "first", True),
-        (f"A ({a}) win rate", a_won(), True),
-        ("draw rate", winner == "draw", True),
-        ("tie-break rate", outcome == "tiebreak", True),
-        *((f"end: {r}", pl.col("end_reason") == r, True) for r in ends),
-        ("mean turns", pl.col("turns"), False),
+        ("first-seat win rate", winner == "first", True, "primary"),
+        (f"A ({a}) score", a_score(), True, "primary"),
+        ("draw rate", winner == "draw", True, "secondary"),
+        ("tie-break rate", outcome == "tiebreak", True, "secondary"),
         *(
-            (f"line {v} controlled by first seat", pl.col(f"line_{v}") == "first", True)
+            (
+                f"end: {r}",
+                pl.col("end_reason") == r,
+                True,
+                "complement" if i and len(ends) == 2 else "secondary",
+            )
+            for i, r in enumerate(ends)
+        ),
+        ("mean turns", pl.col("turns"), False, "secondary"),
+        *(
+            (
+                f"line {v} controlled by first seat",
+                pl.col(f"line_{v}") == "first",
+                True,
+                "secondary",
+            )
             for v in lines
         ),
     ]
     return [
-        (name, expr.fill_null(False).cast(pl.Float64).alias(name), rate)
-        for name, expr, rate in rows
+        (name, expr.fill_null(False).cast(pl.Float64), rate, family)
+        for name, expr, rate, family in rows
     ]
 
 
@@ -223,16 +268,39 @@ def compare_cell(
     notes = [f"{where}: line {v} only in A" for v in lines_a if v not in lines_b]
     notes += [f"{where}: line {v} only in B" for v in lines_b if v not in lines_a]
     paired, how = pairing(fa, fb)
-    if paired:
-        fa, fb = fa.sort(PAIR_KEYS), fb.sort(PAIR_KEYS)
     chosen = metrics(matchup, _ends(fa, fb), [v for v in lines_a if v in lines_b])
-    va, vb = (f.select(expr for _, expr, _ in chosen) for f in (fa, fb))
-    rows = [
-        (rate_row if rate else mean_row)(name, va[name].to_numpy(), vb[name].to_numpy(), paired)
-        for name, _, rate in chosen
-    ]
-    cell = CellComparison(config_a, config_b, matchup, paired, how, fa.height, fb.height, rows)
+    quantities = {name: (expr, None) for name, expr, _, _ in chosen}
+    ta, tb = (tallies(f, [], quantities).row(0, named=True) for f in (fa, fb))
+    units = (unit_name(fa), unit_name(fb))
+    means = _unit_means(fa, fb, chosen) if paired else None
+    rows = []
+    for name, _, rate, family in chosen:
+        a_t, b_t = from_row(ta, name), from_row(tb, name)
+        if means is not None:
+            row = paired_row(name, rate, a_t, b_t, units, means[0][name], means[1][name])
+        else:
+            row = row_of(name, rate, a_t, b_t, units)
+        if family == "complement":
+            row.test = f"the complement of {rows[-1].metric}"
+        row.family = family
+        rows.append(row)
+    n_a, n_b = rows[0].a.games, rows[0].b.games
+    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units)
     return cell, notes + _hash_notes(fa, fb, where)
+
+
+def _unit_means(fa: pl.DataFrame, fb: pl.DataFrame, chosen) -> tuple[dict, dict]:
+    """Per unit (pair, or game) and quantity, the mean over the unit's games, in unit order."""
+    out = []
+    for f in (fa, fb):
+        f = f if "pair" in f.columns else f.with_columns(pl.lit(None, pl.Int64).alias("pair"))
+        per = (
+            f.group_by(unit().alias("_unit"))
+            .agg(expr.mean().alias(name) for name, expr, _, _ in chosen)
+            .sort("_unit")
+        )
+        out.append({name: per[name].to_numpy() for name, *_ in chosen})
+    return out[0], out[1]
 
 
 def _hash_notes(fa: pl.DataFrame, fb: pl.DataFrame, where: str) -> list[str]:
@@ -247,7 +315,8 @@ def _hash_notes(fa: pl.DataFrame, fb: pl.DataFrame, where: str) -> list[str]:
 
 
 def compare_runs(a: RunFolder, b: RunFolder, alpha: float = ALPHA) -> Comparison:
-    """Compare every matching cell, then apply Holm over all rows at once."""
+    """Compare every matching cell, then apply Holm over the primary rows of all cells (the
+    gate), and separately over the secondary rows."""
     matched, notes = match_cells(a, b)
     notes = a.warnings() + b.warnings() + notes
     compared = []
@@ -257,11 +326,12 @@ def compare_runs(a: RunFolder, b: RunFolder, alpha: float = ALPHA) -> Comparison
         if cell is not None:
             compared.append(cell)
     comparison = Comparison(a.path, b.path, compared, notes, alpha)
-    rows = comparison.rows
-    for row, (adjusted, rejected) in zip(
-        rows, holm([r.diff.p_value for r in rows], alpha), strict=True
-    ):
-        row.holm_p, row.significant = adjusted, rejected
+    for family in ("primary", "secondary"):  # separate families: secondary never pads the gate
+        rows = comparison.family(family)
+        for row, (adjusted, rejected) in zip(
+            rows, holm([r.diff.p_value for r in rows], alpha), strict=True
+        ):
+            row.holm_p, row.significant = adjusted, rejected
     return comparison
 
 
@@ -282,18 +352,23 @@ def _diff_text(d: Difference, rate: bool) -> str:
     return f"{d.estimate:+.2f} [{d.low:+.2f}, {d.high:+.2f}]"
 
 
-def p_text(p: float) -> str:
-    """A p-value in two significant digits."""
-    return "<1e-300" if p < 1e-300 else f"{p:.2g}"
+def _p(row: Row) -> str:
+    """The row's p-value, or a dash for a complement that is not tested."""
+    return "—" if row.family == "complement" else p_text(row.diff.p_value)
 
 
 def _headline(c: Comparison) -> str:
-    """One line: how many rows changed, under which correction."""
-    n = len(c.rows)
-    return (
-        f"{c.changes} of {n} rows changed significantly (Holm over all {n} rows, α = {c.alpha:g})"
+    """One line: how many primary rows changed (the gate), and how many secondary ones."""
+    primary, secondary = len(c.family("primary")), len(c.family("secondary"))
+    gate = (
+        f"{c.changes} of {primary} primary rows changed significantly"
         if c.changes
-        else f"no detectable change in any of {n} rows (Holm over all rows, α = {c.alpha:g})"
+        else f"no detectable change in any of {primary} primary rows"
+    )
+    return (
+        f"{gate} (first-seat rate and A's score per cell, Holm over the {primary}, "
+        f"α = {c.alpha:g}; they decide --fail-on-change); secondary: {c.secondary_changes} of "
+        f"{secondary} rows changed (Holm over those {secondary} on their own)"
     )
 
 
@@ -303,8 +378,8 @@ def render(c: Comparison, console: Console) -> None:
     for cell in c.cells:
         table = Table(
             "metric",
-            f"A [95% CI] (n = {cell.n_a:,})",
-            f"B [95% CI] (n = {cell.n_b:,})",
+            f"A [95% CI] (n = {unit_text(cell.rows[0].a.n, cell.units[0])})",
+            f"B [95% CI] (n = {unit_text(cell.rows[0].b.n, cell.units[1])})",
             "B − A [95% CI]",
             "p",
             "Holm p",
@@ -313,11 +388,11 @@ def render(c: Comparison, console: Console) -> None:
         )
         for row in cell.rows:
             table.add_row(
-                row.metric,
+                f"{row.metric}{' (primary)' if row.family == 'primary' else ''}",
                 _side_text(row.a, row.rate),
                 _side_text(row.b, row.rate),
                 _diff_text(row.diff, row.rate),
-                p_text(row.diff.p_value),
+                _p(row),
                 p_text(row.holm_p),
                 row.verdict,
                 style="bold red" if row.significant else None,
@@ -346,7 +421,7 @@ def to_markdown(c: Comparison) -> str:
             lines.append(
                 f"| {cell.configs} | {cell.matchup} | {how} | {row.metric} "
                 f"| {_side_text(row.a, row.rate)} | {_side_text(row.b, row.rate)} "
-                f"| {_diff_text(row.diff, row.rate)} | {p_text(row.diff.p_value)} "
+                f"| {_diff_text(row.diff, row.rate)} | {_p(row)} "
                 f"| {p_text(row.holm_p)} | {verdict} |"
             )
     lines += [f"- note: {note}" for note in c.notes]
@@ -361,16 +436,25 @@ def to_json(c: Comparison) -> dict:
         return None if math.isnan(x) else x
 
     def side(s: Side) -> dict:
-        """One run's value as a JSON object."""
-        return {"value": num(s.value), "low": num(s.low), "high": num(s.high), "n": s.n}
+        """One run's value as a JSON object: n counts its units (pairs, or games)."""
+        return {
+            "value": num(s.value),
+            "low": num(s.low),
+            "high": num(s.high),
+            "n": s.n,
+            "unit": s.unit,
+            "games": s.games,
+        }
 
     return {
         "a": str(c.a),
         "b": str(c.b),
         "alpha": c.alpha,
-        "correction": "holm",
+        "correction": "holm, primary and secondary families apart",
         "rows_compared": len(c.rows),
+        "primary_rows": len(c.family("primary")),
         "significant_changes": c.changes,
+        "secondary_significant_changes": c.secondary_changes,
         "notes": c.notes,
         "cells": [
             {
@@ -393,9 +477,10 @@ def to_json(c: Comparison) -> dict:
                             "high": row.diff.high,
                         },
                         "test": row.test,
+                        "family": row.family,
                         "paired": row.diff.paired,
-                        "p_value": row.diff.p_value,
-                        "holm_p": row.holm_p,
+                        "p_value": num(row.diff.p_value) if row.family != "complement" else None,
+                        "holm_p": num(row.holm_p),
                         "significant": row.significant,
                         "verdict": row.verdict,
                     }

@@ -1,10 +1,10 @@
 """One self-contained HTML report of a run folder: inline CSS, hand-made inline SVG plots.
 
 Nothing in the file refers to the network, so it opens anywhere. Every section states its
-sample size and says plainly when a sample is too small to tell. Intervals count seeds,
-not games: the two games of a seat-swapped pair share their deal (with one strategy in
-both seats they are the same game twice), so this is exact for copies and conservative
-otherwise.
+sample size and says plainly when a sample is too small to tell. Every interval comes from
+sim.stats with the seat-swapped pair as the unit (the game without swapping): the two
+games of a pair share their deal (with one deterministic strategy in both seats they are
+the same game twice), so summary, compare, the Parquet tables and this page agree.
 """
 
 from __future__ import annotations
@@ -19,10 +19,14 @@ from pathlib import Path
 
 import polars as pl
 
-from reports.stats import Difference, holm, unpaired_difference, wilson
+from reports.stats import Difference, holm, rate_difference
+from reports.summary import a_score
+from reports.tally import from_row, tallies
 from sim.players import split_top_level
 from sim.runner import storage, verify
 from sim.runner.schema import cards_long
+from sim.stats import Estimate, p_text
+from sim.stats import rate as rate_estimate
 
 MIN_SEEDS = 30
 """Fewer independent seeds than this and a section says it is too small to tell."""
@@ -132,31 +136,36 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def rate_text(k: float, n: int, seeds: int) -> str:
-    """'51.6% [50.9, 52.3]': the rate over games, its Wilson interval over seeds."""
-    if n == 0:
-        return "-"
-    low, high = wilson(*seed_units(k, n, seeds))
-    return f"{pct(k / n)} [{100 * low:.1f}, {100 * high:.1f}]"
+def estimate_text(e: Estimate) -> str:
+    """'51.6% [50.9, 52.3]': a rate with its 95% interval over the units (sim.stats)."""
+    return "-" if e.games == 0 or math.isnan(e.value) else e.text()
 
 
-def seed_units(k: float, n: int, seeds: int) -> tuple[int, int]:
-    """A count of k in n games as a count in seeds, the independent unit of the run."""
-    if n == 0:
-        return 0, 0
-    units = min(seeds, n)
-    return min(units, round(k * units / n)), units
+def estimate(r: dict, name: str) -> Estimate:
+    """Quantity name's estimate from a row of reports.tally.tallies."""
+    return rate_estimate(from_row(r, name), r.get("unit", "pair"))
 
 
 def _seeds_expr() -> pl.Expr:
-    """Independent seeds in a group: seat-swapped pairs count once, unpaired games each."""
+    """Independent units in a group: seat-swapped pairs count once, unpaired games each."""
     return (pl.col("pair").drop_nulls().n_unique() + pl.col("pair").null_count()).alias("seeds")
+
+
+def _unit_expr() -> pl.Expr:
+    """'pair' for a group of seat-swapped pairs, else 'game'."""
+    return (
+        pl.when(pl.col("pair").null_count() == 0)
+        .then(pl.lit("pair"))
+        .otherwise(pl.lit("game"))
+        .alias("unit")
+    )
 
 
 def sample_line(games: int, seeds: int) -> str:
     """The sample-size sentence every section starts with."""
     return (
-        f"<p class='sample'>Sample: {games:,} games from {seeds:,} independent seeds."
+        f"<p class='sample'>Sample: {games:,} games from {seeds:,} independent seeds (seat-"
+        "swapped pairs, or unpaired games: the unit of every interval)."
         + ("" if seeds >= MIN_SEEDS else _too_small(seeds))
         + "</p>"
     )
@@ -320,77 +329,82 @@ def overview(run: Run) -> str:
     )
     pair_note = (
         f"<p class='note'>The two games of each of the {paired.height:,} seat-swapped pairs "
-        f"share a deal ({copies:,} of them ended identically), so intervals count seeds, not "
-        "games: a conservative unit for correlated games.</p>"
+        f"share a deal ({copies:,} of them ended identically), so every interval takes the pair "
+        "as its unit (its variance clustered by pair), as sim summary and sim compare do.</p>"
         if paired.height
         else ""
     )
     return f"<section><h2>Run</h2><table>{table}</table>{warn}{pair_note}</section>"
 
 
+WIN_QUANTITIES = {
+    "first": (pl.col("winner") == "first", None),
+    "second": (pl.col("winner") == "second", None),
+    "draw": (pl.col("winner") == "draw", None),
+    "a_score": (a_score(), None),
+    "first_decided": (pl.col("winner") == "first", pl.col("winner") != "draw"),
+}
+
+
 def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
-    """Per config and match-up: games, seeds, and wins by seat and by strategy, and draws."""
+    """Per config and match-up: games, seeds, wins by seat and by strategy, draws, and the
+    tallies (reports.tally) of the seat rates, A's score and the first seat's decided share."""
     first_won, second_won = pl.col("winner") == "first", pl.col("winner") == "second"
     swapped = pl.col("swapped").fill_null(False)
-    return (
-        games.group_by(KEYS)
-        .agg(
-            pl.len().alias("games"),
-            _seeds_expr(),
-            first_won.sum().alias("first_wins"),
-            second_won.sum().alias("second_wins"),
-            (pl.col("winner") == "draw").sum().alias("draws"),
-            ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
-            ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
-        )
-        .sort(KEYS)
-        .collect()
+    counts = games.group_by(KEYS).agg(
+        pl.len().alias("games"),
+        _seeds_expr(),
+        _unit_expr(),
+        first_won.sum().alias("first_wins"),
+        second_won.sum().alias("second_wins"),
+        (pl.col("winner") == "draw").sum().alias("draws"),
+        ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
+        ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
     )
+    return counts.collect().join(tallies(games, KEYS, WIN_QUANTITIES), on=KEYS).sort(KEYS)
 
 
-def advantage(k: int, decided: int, seeds: int, games: int, who: str, other: str) -> str:
-    """A plain verdict on whether `who` wins more decided games than `other`."""
-    if seeds < MIN_SEEDS:
-        return f"too few seeds to tell ({seeds} < {MIN_SEEDS})"
-    if decided == 0:
+def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:
+    """A plain verdict on whether `who`'s share e (of decided games, or a score) is off 50%."""
+    if e.units < MIN_SEEDS:
+        return f"too few seeds to tell ({e.units} < {MIN_SEEDS})"
+    if e.games == 0:
         return "no game was decided"
-    k_u, n_u = seed_units(k, decided, round(seeds * decided / games) or 1)
-    low, high = wilson(k_u, n_u)
-    share = f"{who} takes {pct(k / decided)} of decided games [{100 * low:.1f}, {100 * high:.1f}]"
-    if low > 0.5:
+    share = f"{who} takes {e.text()} {what}"
+    if e.low > 0.5:
         return f"{who} favoured: {share}"
-    if high < 0.5:
+    if e.high < 0.5:
         return f"{other} favoured: {share}"
-    return f"no difference detectable with {seeds:,} seeds: {share}, which includes 50%"
+    return f"no difference detectable with {e.units:,} seeds: {share}, which includes 50%"
 
 
 WINRATE_HEAD = ["config", "match-up", "games", "seeds", "first seat wins",
-                "second seat wins", "draws", "A wins", "B wins"]  # fmt: skip
+                "second seat wins", "draws", "A's score"]  # fmt: skip
 
 
 def winrate_row(r: dict) -> str:
     """One table row: the cell, its sample, and each rate with its interval."""
     n, s = r["games"], r["seeds"]
-    rates = [r[c] for c in ("first_wins", "second_wins", "draws", "a_wins", "b_wins")]
+    rates = [estimate(r, q) for q in ("first", "second", "draw", "a_score")]
     return (
         f"<tr><td class='l'>{escape(r['config'])}</td><td class='l'>{escape(r['matchup'])}</td>"
         f"<td>{n:,}</td><td>{s:,}</td>"
-        + "".join(f"<td>{rate_text(k, n, s)}</td>" for k in rates)
+        + "".join(f"<td>{estimate_text(e)}</td>" for e in rates)
         + "</tr>"
     )
 
 
 def winrate_points(r: dict) -> list[tuple[str, float, float, float, str]]:
     """Forest-plot rows of a cell: first-seat, second-seat and draw rates with intervals."""
-    n, s, tag = r["games"], r["seeds"], f"{r['config']} · {r['matchup']}"
+    tag = f"{r['config']} · {r['matchup']}"
     points = []
-    for name, k, colour in (
-        ("first seat", r["first_wins"], FIRST_COLOUR),
-        ("second seat", r["second_wins"], SECOND_COLOUR),
-        ("draw", r["draws"], DRAW_COLOUR),
+    for name, q, colour in (
+        ("first seat", "first", FIRST_COLOUR),
+        ("second seat", "second", SECOND_COLOUR),
+        ("draw", "draw", DRAW_COLOUR),
     ):
-        low, high = wilson(*seed_units(k, n, s))
-        points.append((f"{tag} · {name}", k / n, low, high, colour))
+        e = estimate(r, q)
+        points.append((f"{tag} · {name}", e.value, e.low, e.high, colour))
     return points
 
 
@@ -398,12 +412,11 @@ def winrate_verdict(r: dict) -> str:
     """A list item saying, in words, whether a seat or a strategy is favoured."""
     n, s = r["games"], r["seeds"]
     a, b = split_top_level(r["matchup"])
-    decided = r["first_wins"] + r["second_wins"]
-    seat = advantage(r["first_wins"], decided, s, n, "first seat", "second seat")
+    seat = advantage(estimate(r, "first_decided"), "first seat", "second seat")
     if a == b:
         strat = f"same strategy ({a}) in both seats"
     else:
-        strat = advantage(r["a_wins"], r["a_wins"] + r["b_wins"], s, n, f"{a} (A)", f"{b} (B)")
+        strat = advantage(estimate(r, "a_score"), f"{a} (A)", f"{b} (B)", "as its score")
     return (
         f"<li><b>{escape(r['config'])} · {escape(r['matchup'])}</b> ({n:,} games, {s:,} "
         f"seeds): seats: {escape(seat)}; strategies: {escape(strat)}.</li>"
@@ -411,7 +424,7 @@ def winrate_verdict(r: dict) -> str:
 
 
 def winrate_section(run: Run) -> str:
-    """Win rates by seat and strategy with Wilson intervals, a forest plot and verdicts."""
+    """Win rates by seat and A's score with their intervals, a forest plot and verdicts."""
     table = winrate_table(run.games)
     rows = list(table.iter_rows(named=True))
     head = "".join(
@@ -422,9 +435,11 @@ def winrate_section(run: Run) -> str:
     return (
         "<section><h2>Win rates</h2>"
         + sample_line(int(table["games"].sum()), int(table["seeds"].sum()))
-        + "<p class='note'>Rates count games; the 95% Wilson intervals count seeds. A is the "
+        + "<p class='note'>Rates count games; their 95% intervals take the seat-swapped pair "
+        "as the unit (Wilson on the effective size, the variance clustered by pair). A is the "
         "first strategy of the match-up, which holds the first seat in the first game of "
-        f"each pair.</p><table><tr>{head}</tr>{''.join(winrate_row(r) for r in rows)}</table>"
+        "each pair; A's score counts a draw as half a win."
+        f"</p><table><tr>{head}</tr>{''.join(winrate_row(r) for r in rows)}</table>"
         f"{chart}<ul>{''.join(winrate_verdict(r) for r in rows)}</ul></section>"
     )
 
@@ -511,10 +526,16 @@ def line_control_section(run: Run) -> str:
     """Share of games each line ends controlled by the first or second seat, per config."""
     configs = run.games.select(pl.col("config").unique()).collect()["config"].to_list()
     columns = line_columns(run)[: max(config_lines(run, c) for c in configs)]
-    aggs = [_seeds_expr(), pl.len().alias("games")]
+    aggs = [_seeds_expr(), _unit_expr(), pl.len().alias("games")]
     for c in columns:
         aggs += [(pl.col(c) == seat).sum().alias(f"{c}:{seat}") for seat in ("first", "second")]
-    table = run.games.group_by("config").agg(aggs).sort("config").collect()
+    frame = run.games.select(*KEYS, "pair", "game", *columns)
+    shares = {
+        f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
+    }
+    counted = tallies(frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
+    table = frame.group_by("config").agg(aggs).collect().join(counted, on="config")
+    table = table.sort("config")
     rows, notes = [], []
     for r in table.iter_rows(named=True):
         rows += heat_rows(r, columns, config_lines(run, r["config"]))
@@ -553,55 +574,55 @@ def heat_rows(r: dict, columns: list[str], lines: int) -> list:
 def line_note(r: dict, columns: list[str]) -> str:
     """A config's sample and the widest 95% interval among its line shares."""
     half = max(
-        (high - low) / 2
+        (e.high - e.low) / 2
         for c in columns
         for seat in ("first", "second")
-        for low, high in [wilson(*seed_units(r[f"{c}:{seat}"], r["games"], r["seeds"]))]
+        for e in [estimate(r, f"t:{c}:{seat}")]
     )
     return (
         f"<li><b>{escape(r['config'])}</b>: {r['games']:,} games, {r['seeds']:,} seeds; every "
-        f"share is within ±{100 * half:.1f} points (95%)."
+        f"share is within ±{100 * half:.1f} points (95%, the pair as the unit)."
         + ("" if r["seeds"] >= MIN_SEEDS else _too_small(r["seeds"]))
         + "</li>"
     )
 
 
+CARD_QUANTITIES = {
+    "played": ((pl.col("winner") == pl.col("seat")) & (pl.col("played") > 0), pl.col("played") > 0),
+    "not": ((pl.col("winner") == pl.col("seat")) & (pl.col("played") == 0), pl.col("played") == 0),
+}
+
+
 def card_table(run: Run) -> pl.DataFrame:
-    """Per config, match-up and kind: seat-games that played it or not, their wins, and the
-    cell's games and seeds."""
+    """Per config, match-up and kind: seat-games that played it or not, their wins, the
+    tallies of both win rates over the games' units, and the cell's games and seeds."""
     assert run.cards is not None
-    cells = run.games.group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr())
-    winners = run.games.select(*KEYS, "game", "winner")
+    cells = run.games.group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
+    winners = run.games.select(*KEYS, "game", "pair", "winner")
     won = pl.col("winner") == pl.col("seat")
     played = pl.col("played") > 0
+    joined = run.cards.join(winners, on=[*KEYS, "game"])
+    counts = joined.group_by(*KEYS, "kind").agg(
+        played.sum().alias("n_played"),
+        (won & played).sum().alias("k_played"),
+        (~played).sum().alias("n_not"),
+        (won & ~played).sum().alias("k_not"),
+    )
+    counted = tallies(joined, [*KEYS, "kind"], CARD_QUANTITIES)
     return (
-        run.cards.join(winners, on=[*KEYS, "game"])
-        .group_by(*KEYS, "kind")
-        .agg(
-            played.sum().alias("n_played"),
-            (won & played).sum().alias("k_played"),
-            (~played).sum().alias("n_not"),
-            (won & ~played).sum().alias("k_not"),
-        )
-        .join(cells, on=KEYS)
+        counts.collect()
+        .join(counted, on=[*KEYS, "kind"])
+        .join(cells.collect(), on=KEYS)
         .sort(*KEYS, "kind")
-        .collect()
     )
 
 
-def in_seeds(n: int, r: dict) -> int:
-    """n seat-games of a cell counted in independent units: a pair's two games count once."""
-    return max(1, round(n * r["seeds"] / r["games"])) if n else 0
-
-
 def card_difference(r: dict) -> Difference | str:
-    """Win rate when played minus when not, counted in seeds; or why it cannot be told."""
-    n_p, n_n = in_seeds(r["n_played"], r), in_seeds(r["n_not"], r)
-    if min(n_p, n_n) < MIN_SEEDS:
-        return f"too few to tell ({n_p} against {n_n} independent seat-games)"
-    k_p = seed_units(r["k_played"], r["n_played"], n_p)[0]
-    k_n = seed_units(r["k_not"], r["n_not"], n_n)[0]
-    return unpaired_difference(k_n, n_n, k_p, n_p)
+    """Win rate when played minus when not, over the units; or why it cannot be told."""
+    played, not_played = estimate(r, "played"), estimate(r, "not")
+    if min(played.units, not_played.units) < MIN_SEEDS:
+        return f"too few to tell ({played.units} against {not_played.units} independent seeds)"
+    return rate_difference(not_played, played)
 
 
 def card_verdicts(diffs: list[Difference | str]) -> list[str]:
@@ -618,7 +639,7 @@ def card_verdicts(diffs: list[Difference | str]) -> list[str]:
             text = "no difference detectable at this sample size"
         else:
             text = f"seats that played it won {'more' if d.estimate > 0 else 'less'} often"
-        out.append(f"{text} ({100 * d.estimate:+.1f} pts, Holm-adjusted p = {q:.2g})")
+        out.append(f"{text} ({100 * d.estimate:+.1f} pts, Holm-adjusted p = {p_text(q)})")
     return out
 
 
@@ -641,9 +662,8 @@ def card_section(run: Run) -> str:
         "per seat). This is an observation, not an experiment: playing a card goes with drawing "
         "it and with longer games. Use <code>sim card-impact</code> for a controlled comparison "
         "on the same seeds. The plot shows the difference in percentage points (played minus "
-        "not) with its 95% Newcombe interval; verdicts are Holm-adjusted over the kinds.</p>"
-        + "".join(parts)
-        + "</section>"
+        "not) with its 95% Newcombe interval over the pairs' effective sizes; verdicts are "
+        "Holm-adjusted over the kinds.</p>" + "".join(parts) + "</section>"
     )
 
 
@@ -655,9 +675,9 @@ def card_cell(cell: pl.DataFrame) -> str:
     for r, diff, verdict in zip(records, diffs, card_verdicts(diffs), strict=True):
         rows.append(
             f"<tr><td class='l'>{escape(r['kind'])}</td><td>{r['n_played']:,}</td>"
-            f"<td>{rate_text(r['k_played'], r['n_played'], in_seeds(r['n_played'], r))}</td>"
+            f"<td>{estimate_text(estimate(r, 'played'))}</td>"
             f"<td>{r['n_not']:,}</td>"
-            f"<td>{rate_text(r['k_not'], r['n_not'], in_seeds(r['n_not'], r))}</td>"
+            f"<td>{estimate_text(estimate(r, 'not'))}</td>"
             f"<td class='l'>{escape(verdict)}</td></tr>"
         )
         if isinstance(diff, Difference):

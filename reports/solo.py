@@ -1,4 +1,8 @@
-"""`sim solo`: how strong each CPU level is against each strategy a human could use."""
+"""`sim solo`: how strong each CPU level is against each strategy a human could use.
+
+The CPU only plays the second seat, so seats are never swapped: every game is its own
+unit, and the interval is sim.stats' rate over games (Wilson's), as summary gives for it.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reports.stats import wilson
 from sim.config import Config
 from sim.engine import game as eg
 from sim.engine.state import END_REASONS
 from sim.game import play_matchup
 from sim.runner.seeds import cell_key, game_seeds
+from sim.stats import events, rate
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,7 @@ class SoloRow:
     high: float
     ends: dict[str, float]
     mean_turns: float
+    unit: str = "game"  # what the interval counts: the CPU cannot swap seats
 
     @property
     def rate(self) -> float:
@@ -36,7 +41,8 @@ def solo_row(config: Config, human: str, level: int, games: int, seed: int) -> S
     seeds = game_seeds(cell_key(seed, f"{human},{cpu}"), 0, games)
     out, _ = play_matchup(config, human, cpu, seeds, cpu_level=level)
     wins = int((out[:, eg.R_WINNER] == eg.WIN_FIRST).sum())
-    low, high = wilson(wins, games)
+    estimate = rate(events(wins, 0, games, games), "game")  # unpaired: the game is the unit
+    low, high = estimate.low, estimate.high
     counts = np.bincount(out[:, eg.R_END], minlength=len(END_REASONS)) / games
     ends = {name: float(counts[i]) for i, name in enumerate(END_REASONS) if name}
     return SoloRow(level, human, games, wins, low, high, ends, float(out[:, eg.R_TURNS].mean()))

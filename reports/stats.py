@@ -1,6 +1,7 @@
-"""Statistics for comparing runs: proportion intervals, run differences, Holm, Elo and SPRT.
+"""Statistics for comparing runs: differences, Holm, Elo and SPRT.
 
-Pure functions over numpy/scipy, no I/O. Every confidence level defaults to 0.95.
+Pure functions over numpy/scipy, no I/O. Every confidence level defaults to 0.95. The
+estimate of one quantity, and its interval, comes from sim.stats; this module compares them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
-from sim.stats import wilson  # noqa: F401 - one Wilson interval for runner and reports
+from sim.stats import Estimate, Tally, events, p_text, rate, wilson  # noqa: F401 - one source
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Logistic Elo: elo = ELO_PER_NAT * logit(score)."""
@@ -48,37 +49,73 @@ def _two_proportion_p(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
     expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
     if expected.min() < 5.0:
         return float(sps.fisher_exact(np.rint(table).astype(int)).pvalue)
-    pooled = (k_a + k_b) / (n_a + n_b)
-    se = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
-    z = (k_b / n_b - k_a / n_a) / se
-    return float(2.0 * sps.norm.sf(abs(z)))
+    return _pooled_p(k_a / n_a, n_a, k_b / n_b, n_b)
+
+
+def _pooled_p(p_a: float, n_a: float, p_b: float, n_b: float) -> float:
+    """Two-proportion z-test p-value with the pooled rate, on (effective) sample sizes."""
+    if math.isinf(n_a) and math.isinf(n_b):
+        return 1.0 if p_a == p_b else 0.0
+    weights = (0.5, 0.5) if math.isinf(n_a + n_b) else (n_a / (n_a + n_b), n_b / (n_a + n_b))
+    pooled = weights[0] * p_a + weights[1] * p_b
+    var = pooled * (1 - pooled) * (1 / n_a + 1 / n_b)
+    if var <= 0:
+        return 1.0 if p_a == p_b else 0.0
+    return float(2.0 * sps.norm.sf(abs(p_b - p_a) / math.sqrt(var)))
+
+
+def _newcombe(a: Estimate, b: Estimate) -> tuple[float, float]:
+    """Newcombe's (1998, method 10) hybrid interval for b - a from the two Wilson intervals."""
+    d = b.value - a.value
+    low = max(-1.0, d - math.hypot(b.value - b.low, a.high - a.value))
+    high = min(1.0, d + math.hypot(b.high - b.value, a.value - a.low))
+    return low, high
+
+
+def rate_difference(a: Estimate, b: Estimate) -> Difference:
+    """p_b - p_a of two independent rates: Newcombe's interval on the Wilson intervals of
+    their effective sizes, and the pooled z-test on those sizes."""
+    if not (a.n_eff > 0 and b.n_eff > 0):
+        raise ValueError("both runs need at least one game")
+    p = _pooled_p(a.value, a.n_eff, b.value, b.n_eff)
+    low, high = _newcombe(a, b)
+    return Difference(b.value - a.value, low, high, p, paired=False, n_a=a.units, n_b=b.units)
 
 
 def unpaired_difference(
     k_a: int, n_a: int, k_b: int, n_b: int, confidence: float = 0.95
 ) -> Difference:
-    """p_b - p_a for independent runs: Newcombe's hybrid score interval and a z-test p-value.
-
-    Newcombe (1998) method 10 combines the two Wilson intervals; it keeps good coverage near 0/1.
-    """
+    """p_b - p_a for independent runs of independent games: Newcombe's interval, and the
+    z-test (Fisher's exact test when an expected cell is under 5)."""
     if n_a <= 0 or n_b <= 0:
         raise ValueError("both runs need at least one game")
-    p_a, p_b = k_a / n_a, k_b / n_b
-    lo_a, hi_a = wilson(k_a, n_a, confidence)
-    lo_b, hi_b = wilson(k_b, n_b, confidence)
-    d = p_b - p_a
-    low = max(-1.0, d - math.hypot(p_b - lo_b, hi_a - p_a))
-    high = min(1.0, d + math.hypot(hi_b - p_b, p_a - lo_a))
+    a, b = (rate(events(k, 0, n, n), "game", confidence) for k, n in ((k_a, n_a), (k_b, n_b)))
+    low, high = _newcombe(a, b)
     p = _two_proportion_p(k_a, n_a, k_b, n_b)
-    return Difference(d, low, high, p, paired=False, n_a=n_a, n_b=n_b)
+    return Difference(b.value - a.value, low, high, p, paired=False, n_a=n_a, n_b=n_b)
+
+
+def mean_difference(a: Tally, b: Tally, confidence: float = 0.95) -> Difference:
+    """mean(b) - mean(a) of independent runs: Welch's t on the cluster-robust variances, with
+    Welch-Satterthwaite degrees of freedom over units."""
+    if a.units < 2 or b.units < 2:
+        raise ValueError("each run needs at least two units")
+    va, vb = (t.variance() * t.units / (t.units - 1) for t in (a, b))
+    d = b.ratio - a.ratio
+    if va + vb == 0:
+        return Difference(d, d, d, 1.0 if d == 0 else 0.0, False, a.units, b.units)
+    df = (va + vb) ** 2 / (va**2 / (a.units - 1) + vb**2 / (b.units - 1))
+    se = math.sqrt(va + vb)
+    half = float(sps.t.ppf(0.5 + confidence / 2.0, df)) * se
+    p = float(2.0 * sps.t.sf(abs(d) / se, df))
+    return Difference(d, d - half, d + half, p, False, a.units, b.units)
 
 
 def paired_difference(
     a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, confidence: float = 0.95
 ) -> Difference:
-    """mean(b - a) over games with the same seeds and seats: t interval and paired t-test.
-
-    Pairing cancels the deal's luck, so it needs far fewer games than the unpaired test.
+    """mean(b - a) over units (pair means, or games) with the same seeds and seats: t
+    interval and paired t-test. Pairing cancels the deal's luck, so it needs far fewer games.
     """
     a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a_arr.shape != b_arr.shape or a_arr.ndim != 1 or a_arr.size < 2:

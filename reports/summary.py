@@ -1,7 +1,8 @@
 """`sim summary`: what one run folder says per config and match-up, with intervals and sizes.
 
-Every rate carries its sample size and a 95% Wilson interval; a sample too small to tell
-anything (under MIN_GAMES, or an interval wider than WIDE_INTERVAL) says so in plain words.
+Every rate carries its sample size and a 95% interval from sim.stats over the independent
+units (seat-swapped pairs, or games without swapping); a sample too small to tell anything
+(under MIN_GAMES units, or an interval wider than WIDE_INTERVAL) says so in plain words.
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ from rich.console import Console
 from rich.table import Table
 from scipy import stats as sps
 
-from reports.stats import wilson
+from reports.tally import from_row, tallies, unit_name
 from sim.runner import storage
 from sim.runner.lock import holder
 from sim.runner.schema import cards_long
 from sim.runner.verify import reader_warnings, unreadable
+from sim.stats import Estimate, Tally, events, unit_text
+from sim.stats import mean as mean_estimate
+from sim.stats import rate as rate_estimate
 
 MIN_GAMES = 100
 WIDE_INTERVAL = 0.10
@@ -137,10 +141,13 @@ def cells(games: pl.DataFrame) -> list[tuple[str, str]]:
 
 @dataclass(frozen=True)
 class Proportion:
-    """k of n, with its 95% Wilson interval."""
+    """k of n games (k may hold half points), with its 95% interval over the independent
+    units behind them (sim.stats.rate): seat-swapped pairs, or the games themselves."""
 
-    k: int
+    k: float
     n: int
+    tally: Tally | None = None  # None: n independent games
+    unit: str = "game"
 
     @property
     def rate(self) -> float:
@@ -148,50 +155,72 @@ class Proportion:
         return self.k / self.n if self.n else math.nan
 
     @cached_property
+    def estimate(self) -> Estimate:
+        """The rate's estimate and 95% interval from sim.stats."""
+        k = int(self.k) if self.tally is None else 0
+        return rate_estimate(self.tally or events(k, 0, self.n, self.n), self.unit)
+
+    @property
     def interval(self) -> tuple[float, float]:
-        """95% Wilson interval."""
-        return wilson(self.k, self.n)
+        """95% Wilson interval on the effective size (plain Wilson for independent games)."""
+        return self.estimate.low, self.estimate.high
 
     @property
     def note(self) -> str:
         """Why the sample cannot tell, or '' when it can."""
-        return too_small(self.n, *self.interval)
+        return too_small(self.estimate.units, *self.interval, unit=self.unit)
+
+    @classmethod
+    def of(cls, tally: Tally, unit: str) -> Proportion:
+        """The proportion a tally holds (k = its y, n = its z)."""
+        k = tally.y if tally.y != int(tally.y) else int(tally.y)
+        return cls(k, int(tally.z), tally, unit)
 
 
 @dataclass(frozen=True)
 class Mean:
-    """A sample mean with its 95% t interval."""
+    """A sample mean with its 95% t interval over the units (sim.stats.mean)."""
 
     n: int
     mean: float
     sd: float
+    tally: Tally | None = None  # None: n independent values
+    unit: str = "game"
 
     @property
     def interval(self) -> tuple[float, float]:
-        """95% t interval; NaN bounds for fewer than two values."""
+        """95% t interval; NaN bounds for fewer than two units."""
+        if self.tally is not None:
+            e = mean_estimate(self.tally, self.unit)
+            return e.low, e.high
         if self.n < 2:
             return math.nan, math.nan
         half = float(sps.t.ppf(0.975, self.n - 1)) * self.sd / math.sqrt(self.n)
         return self.mean - half, self.mean + half
 
     @property
+    def units(self) -> int:
+        """The independent units behind the mean."""
+        return self.n if self.tally is None else self.tally.units
+
+    @property
     def note(self) -> str:
         """Why the sample cannot tell, or '' when it can."""
-        return too_small(self.n)
+        return too_small(self.units, unit=self.unit)
 
     @classmethod
-    def of(cls, values: pl.Series) -> Mean:
-        """Mean and standard deviation of a numeric column."""
+    def of(cls, values: pl.Series, tally: Tally | None = None, unit: str = "game") -> Mean:
+        """Mean and standard deviation of a numeric column, its interval from the tally."""
         n = values.len() - values.null_count()
         mean = float(values.mean()) if n else math.nan
         sd = float(values.std()) if n > 1 else math.nan
-        return cls(n, mean, sd)
+        return cls(n, mean, sd, tally, unit)
 
 
-def too_small(n: int, low: float = 0.0, high: float = 0.0) -> str:
-    """A plain note when n or the interval width is too small to tell; '' otherwise."""
+def too_small(n: int, low: float = 0.0, high: float = 0.0, unit: str = "game") -> str:
+    """A plain note when n units or the interval width is too small to tell; '' otherwise."""
     if n < MIN_GAMES:
-        return f"too small to tell: n = {n:,}"
+        return f"too small to tell: n = {unit_text(n, unit)}"
     if high - low > WIDE_INTERVAL:
         return f"too small to tell: {100 * (high - low):.0f}-point interval"
     return ""
@@ -247,6 +276,7 @@ class CellSummary:
     turns: Mean
     control: list[LineControl]
     cards: list[CardStats]
+    unit: str = "game"  # what the intervals count: "pair" or "game"
 
 
 def a_won() -> pl.Expr:
@@ -267,119 +297,104 @@ def summarize(run: RunFolder, cards: pl.DataFrame | None = None) -> list[CellSum
     out = []
     for config, matchup in cells(run.games):
         frame = run.games.filter((pl.col("config") == config) & (pl.col("matchup") == matchup))
+        lines = run.lines(config, frame)
+        unit, quantities = unit_name(frame), cell_quantities(frame, matchup, lines)
+        row = tallies(frame, [], quantities).row(0, named=True)
+        p = {name: Proportion.of(from_row(row, name), unit) for name in quantities}
         out.append(
             CellSummary(
                 config,
                 matchup,
                 frame.height,
-                _wins(frame, matchup),
-                _counts(frame, "outcome", ("points", "tiebreak", "draw")),
-                _tiebreaks(frame),
-                _counts(frame, "end_reason", END_ORDER, observed_only=True),
-                Mean.of(frame["turns"].cast(pl.Float64)),
-                _control(frame, run.lines(config, frame)),
+                {name.removeprefix("win:"): v for name, v in p.items() if name[:4] == "win:"},
+                _values(p, "outcome:"),
+                _tiebreaks(p),
+                _values(p, "end:"),
+                Mean.of(frame["turns"].cast(pl.Float64), from_row(row, "turns"), unit),
+                [LineControl(v, *(p[f"line:{v}:{s}"] for s in CONTROL)) for v in lines],
                 card_stats.get((config, matchup), []),
+                unit,
             )
         )
     return out
 
 
-def _count(frame: pl.DataFrame, condition: pl.Expr) -> int:
-    """Rows where condition holds (null counts as false)."""
-    return int(frame.select(condition.fill_null(False).sum()).item())
+CONTROL = ("first", "second", "nobody")
 
 
-def _wins(frame: pl.DataFrame, matchup: str) -> dict[str, Proportion]:
-    """Wins by seat and by strategy, and draws."""
-    a, _, b = matchup.partition(",")
-    n = frame.height
-    winner = pl.col("winner")
-    return {
-        "first seat": Proportion(_count(frame, winner == "first"), n),
-        "second seat": Proportion(_count(frame, winner == "second"), n),
-        f"A ({a})": Proportion(_count(frame, a_won()), n),
-        f"B ({b})": Proportion(_count(frame, b_won()), n),
-        "draw": Proportion(_count(frame, winner == "draw"), n),
+def cell_quantities(frame: pl.DataFrame, matchup: str, lines: list[int]) -> dict:
+    """Every quantity summary shows of a cell, by name, as (y, z) for reports.tally."""
+    a = matchup.partition(",")[0]
+    winner, outcome, line = pl.col("winner"), pl.col("outcome"), pl.col("tiebreak_line")
+    tie = outcome == "tiebreak"
+    q = {
+        "win:first seat": (winner == "first", None),
+        "win:second seat": (winner == "second", None),
+        "win:draw": (winner == "draw", None),
+        f"win:A ({a}) score": (a_score(), None),
+        **{f"outcome:{v}": (outcome == v, None) for v in ("points", "tiebreak", "draw")},
+        **{f"end:{v}": (pl.col("end_reason") == v, None) for v in _observed(frame, "end_reason")},
+        "turns": (pl.col("turns"), None),
     }
+    for v in sorted(frame.filter(tie)["tiebreak_line"].drop_nulls().unique().to_list()):
+        on_line = tie & (line == v)
+        q[f"decided:{v}"] = (on_line, tie)
+        q[f"first_won:{v}"] = (on_line & (winner == "first"), on_line)
+    for v in lines:
+        held = pl.col(f"line_{v}")
+        q[f"line:{v}:first"] = (held == "first", None)
+        q[f"line:{v}:second"] = (held == "second", None)
+        q[f"line:{v}:nobody"] = (held.is_null() | ~held.is_in(["first", "second"]), None)
+    return q
 
 
-def _counts(
-    frame: pl.DataFrame, column: str, order: tuple[str, ...], observed_only: bool = False
-) -> dict[str, Proportion]:
-    """Share of games per value of a column, known values first in their order."""
-    counts = dict(frame[column].drop_nulls().value_counts().iter_rows())
-    values = [v for v in order if v in counts or not observed_only]
-    values += sorted(v for v in counts if v not in order)
-    return {v: Proportion(int(counts.get(v, 0)), frame.height) for v in values}
+def a_score() -> pl.Expr:
+    """A's points in a game: 1 for a win, half for a draw (a draw is no loss)."""
+    return a_won().cast(pl.Float64) + 0.5 * (pl.col("winner") == "draw").cast(pl.Float64)
 
 
-def _tiebreaks(frame: pl.DataFrame) -> list[TiebreakLine]:
+def _observed(frame: pl.DataFrame, column: str) -> list[str]:
+    """Values of a column seen in the frame, the usual end reasons first in their order."""
+    seen = set(frame[column].drop_nulls().unique().to_list())
+    return [v for v in END_ORDER if v in seen] + sorted(seen - set(END_ORDER))
+
+
+def _values(p: dict[str, Proportion], prefix: str) -> dict[str, Proportion]:
+    """The proportions named prefix + value, by value."""
+    return {name.removeprefix(prefix): v for name, v in p.items() if name.startswith(prefix)}
+
+
+def _tiebreaks(p: dict[str, Proportion]) -> list[TiebreakLine]:
     """Which lines decided tie-breaks, and which seat won each."""
-    ties = frame.filter(pl.col("outcome") == "tiebreak")
-    rows = []
-    for line in sorted(ties["tiebreak_line"].drop_nulls().unique().to_list()):
-        on_line = ties.filter(pl.col("tiebreak_line") == line)
-        first = _count(on_line, pl.col("winner") == "first")
-        rows.append(
-            TiebreakLine(
-                int(line),
-                Proportion(on_line.height, ties.height),
-                Proportion(first, on_line.height),
-            )
-        )
-    return rows
-
-
-def _control(frame: pl.DataFrame, lines: list[int]) -> list[LineControl]:
-    """How often each line ends controlled by each seat, or by nobody."""
-    n = frame.height
-    rows = []
-    for line in lines:
-        col = pl.col(f"line_{line}")
-        first, second = _count(frame, col == "first"), _count(frame, col == "second")
-        rows.append(
-            LineControl(
-                line,
-                Proportion(first, n),
-                Proportion(second, n),
-                Proportion(n - first - second, n),
-            )
-        )
-    return rows
+    decided = _values(p, "decided:")
+    return [TiebreakLine(int(v), decided[v], p[f"first_won:{v}"]) for v in decided]
 
 
 def _card_stats(games: pl.DataFrame, cards: pl.DataFrame) -> dict[tuple[str, str], list[CardStats]]:
-    """Per config, match-up, strategy and card kind: draws, plays, and the seat's win rate."""
+    """Per config, match-up, strategy and card kind: draws, plays, and the seat's win rate,
+    the intervals over the games' units (a pair's four seat-games are one unit)."""
     keys = ["config", "matchup", "game"]
-    joined = cards.join(games.select(*keys, "winner"), on=keys, how="inner").with_columns(
-        (pl.col("winner") == pl.col("seat")).alias("won"), (pl.col("played") > 0).alias("any")
+    joined = cards.join(games.select(*keys, "pair", "winner"), on=keys, how="inner")
+    won, played = pl.col("winner") == pl.col("seat"), pl.col("played") > 0
+    groups = ["config", "matchup", "strategy", "kind"]
+    quantities = {
+        "any": (played, None),
+        "won": (won & played, played),
+        "not": (won & ~played, ~played),
+    }
+    counted = tallies(joined, groups, quantities)
+    means = joined.group_by(groups).agg(
+        pl.len().alias("n"),
+        pl.col("drawn").cast(pl.Float64).mean().alias("drawn"),
+        pl.col("played").cast(pl.Float64).mean().alias("played"),
     )
-    table = (
-        joined.group_by("config", "matchup", "strategy", "kind")
-        .agg(
-            pl.len().alias("n"),
-            pl.col("drawn").cast(pl.Float64).mean().alias("drawn"),
-            pl.col("played").cast(pl.Float64).mean().alias("played"),
-            pl.col("any").sum().alias("any"),
-            (pl.col("won") & pl.col("any")).sum().alias("won_any"),
-            (pl.col("won") & ~pl.col("any")).sum().alias("won_not"),
-        )
-        .sort("config", "matchup", "strategy", "kind")
-    )
+    table = counted.join(means, on=groups).sort(groups)
+    unit = unit_name(games)
     out: dict[tuple[str, str], list[CardStats]] = {}
     for r in table.iter_rows(named=True):
-        n, played = int(r["n"]), int(r["any"])
+        p = [Proportion.of(from_row(r, name), unit) for name in quantities]
         out.setdefault((r["config"], r["matchup"]), []).append(
-            CardStats(
-                r["strategy"],
-                r["kind"],
-                n,
-                r["drawn"],
-                r["played"],
-                Proportion(played, n),
-                Proportion(int(r["won_any"]), played),
-                Proportion(int(r["won_not"]), n - played),
-            )
+            CardStats(r["strategy"], r["kind"], int(r["n"]), r["drawn"], r["played"], *p)
         )
     return out
 
@@ -421,6 +436,8 @@ def render(run: RunFolder, summaries: list[CellSummary], console: Console) -> No
     for s in summaries:
         pairs = f", {s.games // 2:,} seat-swapped pairs" if _swapped(run) else ""
         console.rule(f"[bold]{s.config}[/bold] · {s.matchup} · {s.games:,} games{pairs}")
+        if s.unit == "pair" and replays(s.matchup):
+            console.print(REPLAY_NOTE.format(strategy=s.matchup.partition(",")[0]), highlight=False)
         for table in (
             _wins_table(s),
             _outcomes_table(s),
@@ -432,11 +449,40 @@ def render(run: RunFolder, summaries: list[CellSummary], console: Console) -> No
         ):
             if table is not None:
                 console.print(table)
+    units = {s.unit for s in summaries}
+    unit = (
+        "seat-swapped pairs"
+        if units == {"pair"}
+        else "games"
+        if units == {"game"}
+        else "pairs (games where seats were not swapped)"
+    )
     console.print(
-        f"Intervals are 95% (Wilson for rates, t for means). A note marks samples under "
-        f"{MIN_GAMES} or intervals wider than {100 * WIDE_INTERVAL:.0f} points: too small to tell.",
+        f"Intervals are 95% and count {unit} as the independent unit (Wilson on the effective "
+        f"size for rates, t for means; A's score counts a draw as half a win). A note marks "
+        f"samples under {MIN_GAMES} units or intervals wider than {100 * WIDE_INTERVAL:.0f} "
+        "points: too small to tell.",
         highlight=False,
     )
+
+
+REPLAY_NOTE = (
+    "note: {strategy} is deterministic and plays itself, so each pair's second game replays "
+    "the first (a built-in's replay is recorded, not played again); the intervals count each "
+    "pair once, which is exactly right for a replay."
+)
+
+
+def replays(matchup: str) -> bool:
+    """Whether the match-up is a deterministic strategy against itself (a pair's two games
+    are then one game twice); False for a spec that no longer loads."""
+    from sim.players import PlayerError, deterministic, split_top_level
+
+    a, b = split_top_level(matchup)
+    try:
+        return a == b and deterministic(a)
+    except PlayerError:
+        return False
 
 
 def _swapped(run: RunFolder) -> bool:

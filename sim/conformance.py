@@ -73,6 +73,23 @@ def deterministic(config: Config, spec: str, games: int) -> list[str]:
     return [] if same else ["the same seeds gave different games"]
 
 
+def deterministic_claim(config: Config, spec: str, games: int) -> list[str]:
+    """A strategy that declares itself deterministic replays a self-play game exactly, result
+    and card counts, when the seats swap (the statistics count such a pair once, and the
+    runner records a built-in's replay without playing it); others pass."""
+    if not players.deterministic(spec):
+        return []
+    seeds = np.repeat(np.arange(1, games + 1, dtype=np.uint64), 2)
+    swapped = np.tile(np.array([0, 1], dtype=np.uint8), games)
+    out, cards = play_matchup(config, spec, spec, seeds, swapped)
+    rows = (out[0::2] != out[1::2]).any(axis=1)
+    differ = np.flatnonzero(rows | (cards[0::2] != cards[1::2]).reshape(games, -1).any(axis=1))
+    if len(differ):
+        return [f"declares itself deterministic, but game seed {int(differ[0]) + 1} differs "
+                "when it plays itself with the seats swapped"]  # fmt: skip
+    return []
+
+
 def untouched_inputs(config: Config, spec: str, games: int) -> list[str]:
     """A Python strategy leaves the observation and decision it is given as they were."""
     seat, random = seats(config, spec, "random", 0)
@@ -205,6 +222,7 @@ CHECKS: dict[str, Check] = {
     "legal moves only": legal_moves,
     "inputs left untouched": untouched_inputs,
     "deterministic for a seed": deterministic,
+    "deterministic as declared": deterministic_claim,
     "blind to hidden information": blind_to_hidden,
     "pickles for workers": pickles,
 }

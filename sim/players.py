@@ -39,14 +39,19 @@ class BuiltIn:
     code: int
     params: dict[str, Param] = field(default_factory=dict)
     budget: str | None = None
+    deterministic: bool = False  # draws no random numbers: the same position, the same move
 
 
 BUILT_IN: dict[str, BuiltIn] = {
     "random": BuiltIn("the canonical random strategy of docs/RULES.md 9", POLICY_RANDOM),
     "greedy": BuiltIn(
-        "one ply: the move (with its sub-decisions) of best immediate score margin", POLICY_GREEDY
+        "one ply: the move (with its sub-decisions) of best immediate score margin",
+        POLICY_GREEDY,
+        deterministic=True,
     ),
-    "heuristic": BuiltIn("a hand-written expert evaluation of each move", POLICY_HEURISTIC),
+    "heuristic": BuiltIn(
+        "a hand-written expert evaluation of each move", POLICY_HEURISTIC, deterministic=True
+    ),
     "mc": BuiltIn(
         "determinised Monte Carlo: sample the unseen cards, roll out, best average",
         POLICY_MC,
@@ -228,6 +233,16 @@ def seat(spec: str) -> Seat:
     except plugins.PluginError as exc:
         raise PlayerError(str(exc)) from None
     return Seat(player.text, POLICY_RANDOM, 0, instance)
+
+
+def deterministic(spec: str) -> bool:
+    """Whether the strategy declares it draws no random numbers (built-ins in BUILT_IN, Python
+    strategies by a class attribute `deterministic = True`); the conformance suite checks it.
+    Such a strategy playing itself plays a seat-swapped pair's second game as a replay."""
+    player = parse_player(spec)
+    if player.built_in:
+        return BUILT_IN[player.name].deterministic
+    return bool(getattr(seat(spec).strategy, "deterministic", False))
 
 
 def compiled(a: str, b: str) -> bool:

@@ -108,8 +108,12 @@ class Strategy:
     """Base class for a strategy written in Python; override choose, and the hooks if needed.
 
     Instances are made once per seat and reused across games, so keep per-game memory in
-    attributes reset by start_game. They must pickle (workers receive them).
+    attributes reset by start_game. They must pickle (workers receive them). Set
+    `deterministic = True` on a strategy that never uses its rng (the conformance suite
+    checks the claim): reports then know its self-play pairs are one game played twice.
     """
+
+    deterministic: bool = False
 
     def start_game(self, start: GameStart) -> None:
         self.rng = start.rng

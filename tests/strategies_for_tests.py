@@ -145,3 +145,21 @@ class LateStarter(Strategy):
             raise RuntimeError("joined a game already under way")
         self.fresh = False
         return 0
+
+
+class FalselyDeterministic(Strategy):
+    """Claims to draw no random numbers, and draws them."""
+
+    deterministic = True
+
+    def choose(self, observation, decision):
+        return self.rng.below(len(decision.options))
+
+
+class HonestFirst(Strategy):
+    """Always the first option, and says it is deterministic."""
+
+    deterministic = True
+
+    def choose(self, observation, decision):
+        return 0

@@ -32,6 +32,20 @@ def test_a_strategy_reading_hidden_cards_is_caught():
     assert problems and "the play changed with hidden cards" in problems[0]
 
 
+def test_a_false_claim_of_determinism_is_caught():
+    problems = conformance.deterministic_claim(BASE, f"{TEST_STRATEGIES}:FalselyDeterministic", 6)
+    assert problems and "declares itself deterministic" in problems[0]
+    assert conformance.deterministic_claim(BASE, f"{TEST_STRATEGIES}:HonestFirst", 6) == []
+
+
+def test_greedy_and_heuristic_declare_themselves_deterministic_and_random_does_not():
+    from sim.players import deterministic
+
+    assert deterministic("greedy") and deterministic("heuristic")
+    assert not deterministic("random") and not deterministic("mc(rollouts=8)")
+    assert deterministic(f"{TEST_STRATEGIES}:HonestFirst")
+
+
 def test_the_variants_differ_only_in_hidden_cards():
     pair = next(
         p for seed in range(20) if (p := conformance.hidden_variants(BASE, seed, 4)) is not None

@@ -145,11 +145,11 @@ def rows(winners: list[int], turns: list[int]) -> np.ndarray:
 
 
 def test_pair_measures_by_hand() -> None:
-    """Pairs (A first, A second): (first, second) A wins both; (second, second) one each."""
+    """Pairs (A first, A second): (first, second) A wins both; (second, second) one each;
+    (draw, first) a draw (half a point) then a loss."""
     m = pair_measures(rows([0, 1, 1, 1, 2, 0], [10, 12, 20, 20, 30, 31]))
     assert m["first seat wins"].tolist() == [0.5, 0.0, 0.5]
-    assert m["A wins"].tolist() == [1.0, 0.5, 0.0]
-    assert m["B wins"].tolist() == [0.0, 0.5, 0.5]
+    assert m["A score"].tolist() == [1.0, 0.5, 0.25]
     assert m["draws"].tolist() == [0.0, 0.0, 0.5]
     assert m["mean turns"].tolist() == [11.0, 20.0, 30.5]
 
@@ -163,7 +163,15 @@ def test_compare_matches_scipy_paired_t_on_pairs() -> None:
         [0, 1, 0, 0, 1, 1, 1, 0, 0, 0, 2, 1], [21, 22, 27, 26, 25, 24, 26, 29, 30, 33, 30, 28]
     )
     measures = {m.name: m for m in compare(original, swapped, "x", "y")}  # fmt: skip
-    assert set(measures) == {"first seat wins", "x (A) wins", "y (B) wins", "draws", "mean turns"}
+    assert set(measures) == {"first seat wins", "x (A) score", "draws", "mean turns"}
+    p = [m.change.p_value for m in measures.values()]  # Holm by hand over the four rows
+    order = sorted(range(4), key=lambda i: p[i])
+    running, adjusted = 0.0, [0.0] * 4
+    for rank, i in enumerate(order):
+        running = max(running, (4 - rank) * p[i])
+        adjusted[i] = min(1.0, running)
+    assert [m.holm_p for m in measures.values()] == pytest.approx(adjusted)
+    assert [m.significant for m in measures.values()] == [q <= 0.05 for q in adjusted]
     # first-seat win share per pair, computed by hand from the rows above
     before = np.array([1.0, 0.5, 0.5, 0.0, 0.5, 0.0])
     after = np.array([0.5, 1.0, 0.0, 0.5, 1.0, 0.0])
@@ -218,8 +226,9 @@ def test_cli_reports_changes_with_intervals_and_sample() -> None:
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "2 PRINT -> BLANK per deck" in out
-    for label in ("first seat wins", "random (A) wins", "random (B) wins", "draws", "mean turns"):
+    for label in ("first seat wins", "random (A) score", "draws", "mean turns", "Holm p"):
         assert label in out
+    assert "Holm-adjusted over the 4 measures" in out
     assert "2,000 games per deck (1,000 seat-swapped seed pairs" in out
 
 

@@ -123,23 +123,32 @@ def test_unpaired_mean_turns_is_welch(unpaired):
     assert (row.diff.low, row.diff.high) == pytest.approx((d - half, d + half))
 
 
-def test_holm_over_every_row(unpaired):
-    rows = unpaired.rows
-    p = [r.diff.p_value for r in rows]
+def holm_by_hand(p: list[float]) -> list[float]:
     m = len(p)
     order = sorted(range(m), key=lambda i: p[i])
     adjusted, running = [0.0] * m, 0.0
     for rank, i in enumerate(order):
         running = max(running, (m - rank) * p[i])
         adjusted[i] = min(1.0, running)
-    assert [r.holm_p for r in rows] == pytest.approx(adjusted)
-    assert [r.significant for r in rows] == [q <= 0.05 for q in adjusted]
-    assert unpaired.changes == sum(q <= 0.05 for q in adjusted) > 0
-    names = [r.metric for r in rows]
+    return adjusted
+
+
+def test_holm_within_the_primary_and_the_secondary_family_apart(unpaired):
+    primary, secondary = unpaired.family("primary"), unpaired.family("secondary")
+    assert [r.metric for r in primary] == ["first-seat win rate", "A (random) score"]
+    for rows in (primary, secondary):
+        adjusted = holm_by_hand([r.diff.p_value for r in rows])
+        assert [r.holm_p for r in rows] == pytest.approx(adjusted)
+        assert [r.significant for r in rows] == [q <= 0.05 for q in adjusted]
+    assert unpaired.changes == sum(r.significant for r in primary) > 0
+    names = [r.metric for r in unpaired.rows]
     assert "draw rate" in names and "end: run" in names and "end: stalled" not in names
     assert [n for n in names if n.startswith("line")] == [
         f"line {v} controlled by first seat" for v in (10, 20, 30, 40, 50)
     ]
+    (complement,) = unpaired.family("complement")  # two end reasons: one is the other's mirror
+    assert complement.metric == "end: deck_out" and math.isnan(complement.holm_p)
+    assert "not tested" in complement.verdict
 
 
 def test_welch_difference_degenerate_cases():
@@ -289,40 +298,69 @@ def json_rows(result) -> dict:
 def test_identical_runs_show_no_change_and_pass_fail_on_change(runs):
     result = invoke("compare", str(runs["same1"]), str(runs["same2"]), "--fail-on-change")
     assert result.exit_code == 0, result.output
-    assert "paired on 2,000 games" in result.output
+    assert "paired on 1,000 pairs (2,000 games" in result.output
     assert "no detectable change in any of" in result.output
     assert "higher in B" not in result.output and "lower in B" not in result.output
     data, rows = json_rows(invoke("compare", str(runs["same1"]), str(runs["same2"]), "--json"))
     assert data["significant_changes"] == 0
-    assert all(r["p_value"] == 1.0 and r["paired"] for r in rows.values())
+    tested = [r for r in rows.values() if r["family"] != "complement"]
+    assert all(r["p_value"] == 1.0 and r["paired"] for r in tested)
 
 
-def test_a_clearly_different_config_is_flagged_and_fails(runs):
-    args = ("compare", str(runs["same1"]), str(runs["cap1"]))
+def test_a_changed_first_seat_rate_fails(runs):
+    args = ("compare", str(runs["same1"]), str(runs["flipped"]))
     result = invoke(*args, "--fail-on-change")
     assert result.exit_code == 1, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert "unpaired" in result.output and "higher in B" in result.output
+    assert "lower in B" in result.output and "of 2 primary rows changed" in result.output
     assert invoke(*args).exit_code == 0  # without the flag a change is not a failure
 
 
-def test_json_p_values_match_scipy(runs):
+def test_secondary_changes_never_fail_the_gate(runs):
+    result = invoke("compare", str(runs["same1"]), str(runs["cap1"]), "--fail-on-change")
+    assert result.exit_code == 0, result.output  # end reasons move, the seat and score do not
+    assert "unpaired" in result.output and "higher in B" in result.output
+    assert "no detectable change in any of 2 primary rows" in result.output
+
+
+def pair_counts(games: pl.DataFrame, event: pl.Expr) -> np.ndarray:
+    """Per seat-swapped pair (games 2i, 2i+1), how many of its two games have the event."""
+    per = games.group_by(pl.col("game") // 2).agg(event.sum().alias("s")).sort("game")
+    return per["s"].to_numpy().astype(float)
+
+
+def pair_means(games: pl.DataFrame, value: pl.Expr) -> np.ndarray:
+    per = games.group_by(pl.col("game") // 2).agg(value.mean().alias("m")).sort("game")
+    return per["m"].to_numpy().astype(float)
+
+
+def effective_rate(s: np.ndarray) -> tuple[float, float]:
+    """The rate and its effective size p(1-p) / var, var clustered by pair (by hand)."""
+    n = 2 * s.size
+    p = s.sum() / n
+    return p, p * (1 - p) / (((s - 2 * p) ** 2).sum() / n**2)
+
+
+def test_json_p_values_are_pair_level(runs):
     data, rows = json_rows(invoke("compare", str(runs["same1"]), str(runs["cap1"]), "--json"))
     a, b = read_games(runs["same1"]), read_games(runs["cap1"])
-    assert data["significant_changes"] > 0 and not data["cells"][0]["paired"]
+    assert data["significant_changes"] == 0 and not data["cells"][0]["paired"]
     for metric, column, value in (
         ("end: run", "end_reason", "run"),
         ("first-seat win rate", "winner", "first"),
         ("tie-break rate", "outcome", "tiebreak"),
     ):
-        k_a, k_b = int((a[column] == value).sum()), int((b[column] == value).sum())
-        table = [[k_a, a.height - k_a], [k_b, b.height - k_b]]
-        expected = sps.chi2_contingency(table, correction=False).pvalue
-        assert rows[metric]["p_value"] == pytest.approx(expected, rel=1e-6), metric
-        assert rows[metric]["a"]["n"] == 2000
+        (p_a, n_a), (p_b, n_b) = (
+            effective_rate(pair_counts(f, pl.col(column) == value)) for f in (a, b)
+        )
+        pooled = (p_a * n_a + p_b * n_b) / (n_a + n_b)
+        z = (p_b - p_a) / math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
+        assert rows[metric]["p_value"] == pytest.approx(2 * sps.norm.sf(abs(z)), rel=1e-6), metric
+        assert rows[metric]["a"]["n"] == 1000 and rows[metric]["a"]["unit"] == "pair"
     assert rows["end: run"]["significant"] and rows["end: run"]["verdict"] == "higher in B"
-    turns = sps.ttest_ind(b["turns"].to_numpy(), a["turns"].to_numpy(), equal_var=False)
-    assert rows["mean turns"]["p_value"] == pytest.approx(turns.pvalue, rel=1e-6)
+    turns = [pair_means(f, pl.col("turns").cast(pl.Float64)) for f in (b, a)]
+    welch = sps.ttest_ind(*turns, equal_var=False)  # Welch over the pairs' means
+    assert rows["mean turns"]["p_value"] == pytest.approx(welch.pvalue, rel=1e-6)
     assert rows["mean turns"]["test"] == "Welch t-test"
 
 
@@ -332,19 +370,17 @@ def test_different_configs_with_one_master_seed_are_compared_pairwise(runs):
     )
     assert data["cells"][0]["paired"]
     a, b = read_games(runs["same1"]), read_games(runs["cap1_same_seeds"])
-    ends_a = (a["end_reason"] == "run").cast(pl.Float64).to_numpy()
-    ends_b = (b["end_reason"] == "run").cast(pl.Float64).to_numpy()
-    expected = sps.ttest_rel(ends_b, ends_a).pvalue
+    run_end = (pl.col("end_reason") == "run").cast(pl.Float64)
+    expected = sps.ttest_rel(pair_means(b, run_end), pair_means(a, run_end)).pvalue
     assert rows["end: run"]["p_value"] == pytest.approx(expected, rel=1e-6)
 
 
-def test_paired_real_runs_match_scipy(runs):
+def test_paired_real_runs_match_scipy_on_pair_means(runs):
     data, rows = json_rows(invoke("compare", str(runs["same1"]), str(runs["flipped"]), "--json"))
     assert data["cells"][0]["paired"]
     a, b = read_games(runs["same1"]), read_games(runs["flipped"])
-    wins_a = (a["winner"] == "first").cast(pl.Float64).to_numpy()
-    wins_b = (b["winner"] == "first").cast(pl.Float64).to_numpy()
-    expected = sps.ttest_rel(wins_b, wins_a).pvalue
+    first = (pl.col("winner") == "first").cast(pl.Float64)
+    expected = sps.ttest_rel(pair_means(b, first), pair_means(a, first)).pvalue
     row = rows["first-seat win rate"]
     assert row["test"] == "paired t-test"
     assert row["p_value"] == pytest.approx(expected, rel=1e-6)
@@ -378,14 +414,14 @@ def test_compare_configs_plays_both_then_compares(runs, tmp_path):
     )
     assert played["cells"] == stored["cells"]  # the same seeded games as the fixture's runs
     again = invoke(*args, "--out", str(tmp_path), "--fail-on-change")
-    assert again.exit_code == 1, again.output
+    assert again.exit_code == 1, again.output  # paired, A's score moves 1.6 points
 
 
 def test_compare_configs_in_a_temporary_folder_cleans_up():
     result = invoke("compare", "--config", "base", "--config", "base", "--games", "200",
                     "--workers", "1", "--fail-on-change")  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "paired on 200 games" in result.output
+    assert "paired on 100 pairs (200 games" in result.output
     folders = re.findall(r"games into (\S+)", result.stderr)
     assert len(folders) == 2 and not any(Path(f).exists() for f in folders)
 

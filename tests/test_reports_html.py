@@ -30,6 +30,7 @@ from reports.stats import Difference
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
 from sim.runner.schema import cards_long
+from sim.stats import Estimate
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = [
@@ -90,15 +91,17 @@ def test_win_rates_match_a_direct_count(run_dir: Path, games: pl.DataFrame) -> N
         assert row["a_wins"] == a_won.sum()
 
 
-def test_win_rate_intervals_count_seeds_as_scipy_would(page: str, games: pl.DataFrame) -> None:
-    """The shown first-seat interval is scipy's Wilson interval counting each seed pair once
-    (its two games share a deal): the win share scaled to 1,000 seeds."""
-    cell = games.filter(pl.col("config") == "base").sort("game")
-    winner = cell["winner"].to_numpy()
-    wins = int((winner == "first").sum())
-    k = round(wins * 1000 / len(winner))
-    ci = sps.binomtest(k, 1000).proportion_ci(method="wilson")
-    shown = f"{100 * wins / len(winner):.1f}% [{100 * ci.low:.1f}, {100 * ci.high:.1f}]"
+def test_win_rate_intervals_take_the_pair_as_the_unit(page: str, games: pl.DataFrame) -> None:
+    """The shown first-seat interval is Wilson's on the effective size p(1-p) / var, var the
+    variance of the rate clustered by seat-swapped pair (written out here)."""
+    cell = games.filter(pl.col("config") == "base")
+    s = cell.group_by("pair").agg((pl.col("winner") == "first").sum())["winner"].to_numpy()
+    n, p = 2 * s.size, s.sum() / (2 * s.size)
+    n_eff = p * (1 - p) / (((s - 2 * p) ** 2).sum() / n**2)
+    z = sps.norm.ppf(0.975)
+    centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+    half = z / (1 + z * z / n_eff) * np.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff**2))
+    shown = f"{100 * p:.1f}% [{100 * (centre - half):.1f}, {100 * (centre + half):.1f}]"
     assert shown in section(page, "Win rates")
 
 
@@ -140,23 +143,25 @@ def test_card_impact_counts_match_a_direct_count(run_dir: Path, games: pl.DataFr
 def test_every_section_states_its_sample(page: str) -> None:
     for title in ("Win rates", "Scores and game length", "Line control", "Cards"):
         assert "Sample: " in section(page, title), title
-    assert "Sample: 4,000 games from 2,000 independent seeds." in section(page, "Win rates")
+    assert "Sample: 4,000 games from 2,000 independent seeds (seat-swapped pairs" in section(
+        page, "Win rates"
+    )
     assert "Too small to tell" not in page
     assert "each of the 2,000 seat-swapped pairs share a deal" in page
 
 
-def test_seat_verdicts_follow_the_wilson_interval_over_seeds() -> None:
-    """600 of 1,000 decided games in 500 pairs is 300 of 500 seeds: clearly above 50%."""
-    ci = sps.binomtest(300, 500).proportion_ci(method="wilson")
-    assert ci.low > 0.5
-    text = advantage(600, 1000, 500, 1000, "first seat", "second seat")
-    assert text == (
-        f"first seat favoured: first seat takes 60.0% of decided games "
-        f"[{100 * ci.low:.1f}, {100 * ci.high:.1f}]"
-    )
-    assert advantage(400, 1000, 500, 1000, "A", "B").startswith("B favoured")
-    assert advantage(520, 1000, 500, 1000, "A", "B").startswith("no difference detectable")
-    assert advantage(20, 20, 10, 20, "A", "B") == f"too few seeds to tell (10 < {MIN_SEEDS})"
+def test_seat_verdicts_follow_the_interval() -> None:
+    """A share is favoured only when its whole interval is above (or below) 50%."""
+
+    def share(value: float, low: float, high: float, units: int = 500) -> Estimate:
+        return Estimate(value, low, high, units, 2 * units, "pair", 2.0 * units)
+
+    text = advantage(share(0.6, 0.55, 0.65), "first seat", "second seat")
+    assert text == "first seat favoured: first seat takes 60.0% [55.0, 65.0] of decided games"
+    assert advantage(share(0.4, 0.35, 0.45), "A", "B").startswith("B favoured")
+    assert advantage(share(0.52, 0.49, 0.55), "A", "B").startswith("no difference detectable")
+    few = share(1.0, 0.7, 1.0, units=10)
+    assert advantage(few, "A", "B") == f"too few seeds to tell (10 < {MIN_SEEDS})"
 
 
 def test_card_verdicts_are_holm_adjusted_over_the_kinds() -> None:

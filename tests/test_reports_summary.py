@@ -128,9 +128,9 @@ def test_hand_counted_win_rates_outcomes_and_end_reasons(tiny):
     assert wins == {
         "first seat": (4, 8),
         "second seat": (3, 8),
-        "A (greedy)": (5, 8),  # games 0, 4, 6 in the first seat; 5, 7 in the second
-        "B (random)": (2, 8),
         "draw": (1, 8),
+        # wins in games 0, 4, 6 in the first seat, 5, 7 in the second, and a draw (game 3)
+        "A (greedy) score": (5.5, 8),
     }
     assert {k: p.k for k, p in cell.outcomes.items()} == {"points": 4, "tiebreak": 3, "draw": 1}
     assert {k: p.k for k, p in cell.end_reasons.items()} == {"run": 2, "deck_out": 5, "stalled": 1}
@@ -149,8 +149,9 @@ def test_turns_and_line_control(tiny):
     assert cell.turns.n == 8
     assert cell.turns.mean == pytest.approx(statistics.mean(TURNS))
     assert cell.turns.sd == pytest.approx(statistics.stdev(TURNS))
-    low, high = cell.turns.interval
-    expected = sps.t.interval(0.95, 7, loc=statistics.mean(TURNS), scale=sps.sem(TURNS))
+    low, high = cell.turns.interval  # over the four pairs: a t interval on the pair means
+    pair_means = [statistics.mean(TURNS[i : i + 2]) for i in range(0, 8, 2)]
+    expected = sps.t.interval(0.95, 3, loc=statistics.mean(pair_means), scale=sps.sem(pair_means))
     assert (low, high) == pytest.approx(expected)
     assert [c.line for c in cell.control] == [10, 20, 30, 40, 50]  # five lines in the manifest
     first = cell.control[0]
@@ -219,7 +220,8 @@ def test_summary_prints_hand_counts_with_sizes_and_small_sample_notes(tiny):
     lo, hi = scipy_wilson(4, 8)
     assert first[3] == f"50.0% [{100 * lo:.1f}, {100 * hi:.1f}]"
     assert "too small to tell" in first[4]
-    assert ("A (greedy)", "5", "8") in rows
+    assert ("A (greedy) score", "5.5", "8") in rows
+    assert "count seat-swapped pairs as the independent unit" in result.output
     assert ("stalled", "1", "8") in rows
     assert "8 games, 4 seat-swapped pairs" in result.output
     assert "Cards" in result.output and "SAVE" in result.output
@@ -317,3 +319,21 @@ def test_help_and_light_import():
     code = "import sys, reports.cli_runs; print(any(m in sys.modules for m in ('polars', 'rich')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_deterministic_self_play_counts_each_replayed_pair_once(tmp_path):
+    """greedy plays itself: a pair's second game replays the first, so the first-seat
+    interval is exactly Wilson's over the pairs (k/2 of them won by the first seat)."""
+    plan = make_plan(["base"], ["greedy,greedy"], 400, 3, True, 200)
+    out = execute(plan, tmp_path / "gg", workers=1).out
+    games = pl.read_parquet(out / "games" / "*.parquet")
+    wins = int((games["winner"] == "first").sum())
+    assert wins % 2 == 0  # every pair is one game twice
+    (cell,) = summarize(open_run(out))
+    first = cell.wins["first seat"]
+    assert first.interval == pytest.approx(scipy_wilson(wins // 2, 200))
+    assert cell.wins["A (greedy) score"].interval == (0.5, 0.5)  # A takes one game of each pair
+    stored = pl.read_parquet(out / "winrates.parquet").row(0, named=True)
+    assert (stored["first_low"], stored["first_high"]) == pytest.approx(first.interval)
+    result = invoke("summary", str(out))
+    assert "greedy is deterministic and plays itself" in result.output

@@ -18,6 +18,7 @@ from reports.stats import (
     elo_from_score,
     holm,
     paired_difference,
+    rate_difference,
     score_from_elo,
     sprt_bounds,
     sprt_decision,
@@ -25,6 +26,8 @@ from reports.stats import (
     unpaired_difference,
     wilson,
 )
+from sim import stats as sim_stats
+from sim.stats import Tally, effective_size, events, p_text, points, rate
 
 Z95 = 1.959963984540054  # standard-normal 0.975 quantile, from tables
 OUTCOMES = st.sampled_from([0.0, 0.5, 1.0])
@@ -317,3 +320,67 @@ def test_elo_estimate_from_raw_pair_scores() -> None:
     assert expected[1] > 0
     narrower = elo_estimate(np.array(counts) * 4)
     assert narrower[2] - narrower[1] < 0.55 * (expected[2] - expected[1])
+
+
+# --- sim.stats: one estimate per quantity, the pair as the unit ------------------------------
+
+
+def test_a_rate_over_single_games_is_plain_wilson() -> None:
+    e = rate(events(30, 0, 100, 100), "game")
+    ci = sps.binomtest(30, 100).proportion_ci(method="wilson")
+    assert (e.low, e.high) == pytest.approx((ci.low, ci.high))
+    assert (e.units, e.games, e.sample) == (100, 100, "100 games")
+
+
+def test_replayed_pairs_count_once_and_mirrored_pairs_more() -> None:
+    """Both games alike in every pair (a replay): the effective size is the pairs. One game
+    of each pair only (a seat that always wins one): no spread, a point interval."""
+    replay = rate(events(60, 30, 100, 200), "pair")  # 30 pairs with both, 70 with neither
+    ci = sps.binomtest(30, 100).proportion_ci(method="wilson")
+    assert replay.n_eff == pytest.approx(100) and (replay.low, replay.high) == pytest.approx(
+        (ci.low, ci.high)
+    )
+    mirrored = rate(events(100, 0, 100, 200), "pair")  # every pair splits 1-1
+    assert (mirrored.value, mirrored.low, mirrored.high) == (0.5, 0.5, 0.5)
+    assert mirrored.sample == "100 pairs"
+
+
+def test_the_variance_is_clustered_by_unit_by_hand() -> None:
+    """Pairs with 2, 0, 1, 1 events: p = 1/2, sum of (s - 2p)^2 = 2, over 8^2 games."""
+    t = events(4, 1, 4, 8)
+    assert t.variance() == pytest.approx(2 / 64)
+    assert effective_size(t) == pytest.approx(0.25 / (2 / 64))
+    assert (t + t).fields() == (8, 8, 16, 2 * t.yy, 2 * t.zz, 2 * t.yz)
+
+
+def test_a_score_from_the_pentanomial_matches_the_expanded_pairs() -> None:
+    counts = [10, 20, 40, 30, 20]
+    x = np.repeat(np.arange(5) / 4, counts)  # per-game score of each pair
+    t = points(counts, 2 * sum(counts))
+    assert t.ratio == pytest.approx(x.mean())
+    assert t.variance() == pytest.approx(x.var() / x.size)
+
+
+def test_a_mean_over_pairs_is_the_t_interval_of_the_pair_means() -> None:
+    turns = np.array([20, 22, 24, 26, 21, 23, 25, 31], dtype=float)
+    pairs = turns.reshape(-1, 2)
+    s = pairs.sum(axis=1)
+    t = Tally(4, s.sum(), 8, (s * s).sum(), 16, 2 * s.sum())
+    m = sim_stats.mean(t, "pair")
+    means = pairs.mean(axis=1)
+    expected = sps.t.interval(0.95, 3, loc=means.mean(), scale=sps.sem(means))
+    assert (m.low, m.high) == pytest.approx(expected)
+
+
+def test_one_p_value_floor() -> None:
+    assert p_text(0.0) == "<1e-16" and p_text(1e-300) == "<1e-16"
+    assert p_text(0.0123) == "0.012" and p_text(1.0) == "1"
+
+
+def test_rate_difference_on_effective_sizes() -> None:
+    """Two runs of independent games: the pooled z-test and Newcombe's interval."""
+    a, b = rate(events(100, 0, 200, 200), "game"), rate(events(130, 0, 200, 200), "game")
+    d = rate_difference(a, b)
+    chi2 = sps.chi2_contingency([[100, 100], [130, 70]], correction=False)
+    assert d.p_value == pytest.approx(chi2.pvalue, rel=1e-9)
+    assert d.low < 0.15 < d.high

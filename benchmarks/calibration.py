@@ -1,0 +1,183 @@
+"""Calibration of the intervals and of the A/A gate: how often the 95% intervals of the
+first-seat rate, A's score and the draw rate cover the truth, and how often an A/A
+`compare --fail-on-change` between two master seeds fires.
+
+    python benchmarks/calibration.py --reps 400 --pairs 500 --truth-pairs 100000
+
+The truth is one large run (its own master seed); A's score is exactly 1/2 by symmetry
+when a strategy plays itself. The repetitions are one run of reps * pairs seat-swapped
+pairs split into reps groups by pair index: pairs are independent, so the groups are
+independent samples, each tallied by the workers' own code (tables.count_games) and turned
+into intervals by the function that writes winrates.parquet (summaries.winrates). Two
+consecutive groups are an A/A comparison: different seeds, so unpaired, Holm over the
+primary family (first-seat rate and A's score) as `sim compare` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+MATCHUPS = ("random,random", "greedy,random", "greedy,greedy", "heuristic,heuristic")
+QUANTITIES = {"first": "first-seat rate", "a_score": "A's score", "draw": "draw rate"}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One match-up's coverage counts (of reps), A/A fires (of comparisons), and the old
+    per-game Wilson interval's first-seat coverage for contrast."""
+
+    matchup: str
+    reps: int
+    pairs: int
+    covered: dict[str, int]
+    degenerate: dict[str, int]  # reps whose interval had no width (an exact quantity)
+    comparisons: int
+    fired: int
+    per_game_first: int
+
+
+def play_pairs(config, a: str, b: str, key: int, pairs: int) -> np.ndarray:
+    """Engine result rows of `pairs` seat-swapped pairs (games 2i, 2i+1 share a seed)."""
+    from sim.game import play_matchup
+    from sim.runner.seeds import game_seeds
+
+    seeds = game_seeds(key, 0, pairs).repeat(2)
+    swapped = np.tile(np.array([0, 1], dtype=np.uint8), pairs)
+    out, _ = play_matchup(config, a, b, seeds, swapped)
+    return out
+
+
+def winrate_rows(cell, out: np.ndarray, pairs: int) -> list[dict]:
+    """The winrates.parquet row of every group of `pairs` pairs, from the workers' tally."""
+    from sim.engine import game as eg
+    from sim.runner import summaries, tables
+
+    swapped = np.tile(np.array([False, True]), len(out) // 2)
+    counts = []
+    for start in range(0, len(out), 2 * pairs):
+        g = slice(start, start + 2 * pairs)
+        c = tables.count_games(
+            cell,
+            out[g, eg.R_WINNER],
+            out[g, eg.R_OUTCOME],
+            out[g, eg.R_TIEBREAK_LINE],
+            out[g, eg.R_END],
+            swapped[g],
+        )
+        c["wins"]["config"] = f"group{start // (2 * pairs):06d}"  # one row per group
+        counts.append(c)
+    return list(summaries.winrates(counts).iter_rows(named=True))
+
+
+def truth(config, a: str, b: str, key: int, pairs: int) -> dict[str, float]:
+    """The quantities on one large run; A's score 1/2 exactly in self-play (symmetry)."""
+    from sim.engine import game as eg
+
+    winner = play_pairs(config, a, b, key, pairs)[:, eg.R_WINNER]
+    a_seat = np.tile(np.array([eg.WIN_FIRST, eg.WIN_SECOND]), pairs)
+    score = ((winner == a_seat) + 0.5 * (winner == eg.DRAW)).mean()
+    return {
+        "first": float((winner == eg.WIN_FIRST).mean()),
+        "a_score": 0.5 if a == b else float(score),
+        "draw": float((winner == eg.DRAW).mean()),
+    }
+
+
+def aa_fires(x: dict, y: dict, alpha: float = 0.05) -> bool:
+    """An A/A compare of two groups: unpaired, Holm over first-seat rate and A's score."""
+    from reports.stats import holm, rate_difference
+    from sim.runner.summaries import score_estimate, seat_estimate
+
+    p = [
+        rate_difference(seat_estimate(x, "first_wins", "first_both"),
+                        seat_estimate(y, "first_wins", "first_both")).p_value,
+        rate_difference(score_estimate(x), score_estimate(y)).p_value,
+    ]  # fmt: skip
+    return any(rejected for _, rejected in holm(p, alpha))
+
+
+def calibrate(matchup: str, reps: int, pairs: int, truth_pairs: int, seed: int) -> Calibration:
+    """Coverage and A/A fires of one match-up on base."""
+    from sim.config import load
+    from sim.runner.plan import Cell
+    from sim.runner.seeds import cell_key
+    from sim.stats import wilson
+
+    config = load("base")
+    a, b = matchup.split(",")
+    true = truth(config, a, b, cell_key(seed + 1, matchup), truth_pairs)
+    cell = Cell(0, config, a, b, True)
+    rows = winrate_rows(
+        cell, play_pairs(config, a, b, cell_key(seed, matchup), reps * pairs), pairs
+    )
+    covered = {q: sum(r[f"{q}_low"] <= true[q] <= r[f"{q}_high"] for r in rows) for q in QUANTITIES}
+    degenerate = {q: sum(r[f"{q}_low"] == r[f"{q}_high"] for r in rows) for q in QUANTITIES}
+    per_game = sum(
+        lo <= true["first"] <= hi for lo, hi in (wilson(r["first_wins"], r["games"]) for r in rows)
+    )
+    fired = sum(aa_fires(rows[i], rows[i + 1]) for i in range(0, len(rows) - 1, 2))
+    return Calibration(matchup, reps, pairs, covered, degenerate, len(rows) // 2, fired, per_game)
+
+
+def upper_bound(k: int, n: int, confidence: float = 0.95) -> float:
+    """One-sided Clopper-Pearson upper bound of a rate k/n."""
+    from scipy.stats import beta
+
+    return 1.0 if k == n else float(beta.ppf(confidence, k + 1, n - k))
+
+
+def table(results: list[Calibration]) -> str:
+    """The coverage and A/A table as Markdown."""
+    lines = [
+        "| match-up | quantity | coverage of 95% intervals | ± (2 sd) | zero-width |",
+        "|---|---|---|---|---|",
+    ]
+    for c in results:
+        for q, name in QUANTITIES.items():
+            rate = c.covered[q] / c.reps
+            sd = 2 * math.sqrt(0.95 * 0.05 / c.reps)
+            lines.append(
+                f"| {c.matchup} | {name} | {100 * rate:.1f}% ({c.covered[q]}/{c.reps}) "
+                f"| {100 * sd:.1f} | {c.degenerate[q]} |"
+            )
+        old = c.per_game_first / c.reps
+        lines.append(
+            f"| {c.matchup} | first-seat rate, old per-game Wilson | {100 * old:.1f}% | | |"
+        )
+    lines += ["", "| match-up | A/A --fail-on-change fires | upper 95% bound |", "|---|---|---|"]
+    for c in results:
+        bound = upper_bound(c.fired, c.comparisons)
+        lines.append(
+            f"| {c.matchup} | {100 * c.fired / c.comparisons:.1f}% ({c.fired}/{c.comparisons}) "
+            f"| {100 * bound:.1f}% |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=400, help="repetitions per match-up")
+    parser.add_argument("--pairs", type=int, default=500, help="seat-swapped pairs per repetition")
+    parser.add_argument("--truth-pairs", type=int, default=100_000, help="pairs of the truth run")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--matchup", action="append", help="default: the four of issue #12")
+    args = parser.parse_args()
+    results = []
+    for matchup in args.matchup or MATCHUPS:
+        started = time.perf_counter()
+        results.append(calibrate(matchup, args.reps, args.pairs, args.truth_pairs, args.seed))
+        print(f"{matchup}: {time.perf_counter() - started:.0f} s", flush=True)
+    print(
+        f"\n{args.reps} repetitions of {args.pairs} pairs on base; truth from "
+        f"{args.truth_pairs:,} pairs (master seed {args.seed + 1}); seed {args.seed}\n"
+    )
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()
