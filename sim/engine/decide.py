@@ -13,7 +13,7 @@ from sim.engine.board import can_enter, leftmost_empty
 from sim.engine.jit import kernel
 from sim.engine.paths import path_choice
 from sim.engine.rng import strategy_int
-from sim.engine.state import ERR_ILLEGAL, POLICY_RANDOM, POLICY_SCRIPT, SCRIPT_LINE
+from sim.engine.state import ERR_ILLEGAL, POLICY_PATH, POLICY_RANDOM, POLICY_SCRIPT, SCRIPT_LINE
 
 ASK_DIR, ASK_HAND, ASK_CUT, ASK_LINE = 1, 2, 3, 4  # what a decision is about
 
@@ -101,9 +101,10 @@ def choose_dir(s, digit, cid, row):
 def choose_card(s, digit, cards, n, line, col, what):
     """Index into cards[:n] (the hand or the cut pile: what) of a card that may enter
     (line, col), or -1 if none may (or error)."""
+    cpu = s.policy[digit] == POLICY_PATH and digit == s.cpu
     options = 0
     for i in range(n):
-        if can_enter(s, line, col, cards[i]):
+        if offered(s, cards, i, line, col, cpu):
             options += 1
     if options == 0:
         return -1, -1
@@ -111,7 +112,7 @@ def choose_card(s, digit, cards, n, line, col, what):
         ask_about(s, what, -1, line, col)
         k = pick(s, digit, options)
         for i in range(n):
-            if can_enter(s, line, col, cards[i]):
+            if offered(s, cards, i, line, col, cpu):
                 if k == 0:
                     return i, -1
                 k -= 1
@@ -122,6 +123,28 @@ def choose_card(s, digit, cards, n, line, col, what):
                 return i, row
     s.error = ERR_ILLEGAL
     return -1, -1
+
+
+@kernel
+def offered(s, cards, i, line, col, cpu):
+    """Whether cards[i] is an option. For the CPU's ranked choice (RULES.md 8) a card just
+    like an earlier option (kind, axis, face) is not tried again: it leads to the same
+    ranks, and the fixed order takes the earlier one anyway; this keeps a cut pile of many
+    equal cards from multiplying the paths the CPU ranks."""
+    cid = cards[i]
+    if not can_enter(s, line, col, cid):
+        return False
+    if cpu:
+        for j in range(i):
+            other = cards[j]
+            if (
+                s.kind[other] == s.kind[cid]
+                and s.axis[other] == s.axis[cid]
+                and s.face[other] == s.face[cid]
+                and can_enter(s, line, col, other)
+            ):
+                return False
+    return True
 
 
 @kernel
