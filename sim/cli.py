@@ -497,8 +497,10 @@ def run(
 
 @app.command()
 def verify(run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")]) -> None:
-    """Check every part of a run against the size and checksum its manifest records; print
-    what is fine, damaged, missing or stray. Exit 0 only when every part verifies."""
+    """Check every part of a run folder against its manifest's sizes and checksums.
+
+    Prints what is fine, damaged, missing or stray. Exits 0 only when every part verifies.
+    """
     from sim.runner import storage
     from sim.runner.verify import check_folder, report_lines
 
