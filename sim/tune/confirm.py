@@ -32,9 +32,8 @@ def needed(space: Space, e: Evaluation) -> float:
 def candidates(space: Space, trials: list) -> list:
     """Finished trials whose estimates meet every target, fewest pairs needed first, at most
     search.confirm_candidates of them."""
-    meeting = [
-        t for t in trials if all(evaluation(t).excess(target) <= 0 for target in space.targets)
-    ]
+    distinct = [t for t in trials if "same_as" not in t.user_attrs]  # each point once
+    meeting = [t for t in distinct if all(evaluation(t).excess(g) <= 0 for g in space.targets)]
     meeting.sort(key=lambda t: (needed(space, evaluation(t)), t.number))
     return meeting[: space.search["confirm_candidates"]]
 

@@ -55,7 +55,16 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
     study = optuna.create_study(
         storage=url, study_name=name, directions=directions, load_if_exists=True
     )
+    from sim.provenance import source_hash
+
+    played_by = study.user_attrs.get("sim_source")
+    if played_by is not None and played_by != source_hash():
+        raise StudyError(
+            f"study {name} was measured by other sim code (source {played_by}, now "
+            f"{source_hash()}); its trials cannot be trusted: tune into another --out DIR"
+        )
     if not study.trials:
+        study.set_user_attr("sim_source", source_hash())
         study.set_user_attr("space_hash", space.hash)
         study.set_user_attr("seed", seed)
         start = space.start_params()
