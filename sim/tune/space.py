@@ -411,13 +411,13 @@ def _check_extremes(space: Space) -> None:
     low = len(fixed) + sum(p.low for p in space.cards.values())
     high = len(fixed) + sum(p.high for p in space.cards.values())
     where = f"{space.path}: cards"
+    blank = space.cards.get((BLANK, AXIS_NONE))
+    if blank is not None and blank.low < 1:
+        raise SpaceError(f"{where}.BLANK: at least 1 (the start card), got {blank.low}")
     if low < MIN_DECK:
         raise SpaceError(f"{where}: the smallest deck has {low} cards; at least {MIN_DECK}")
     if high > MAX_CARDS:
         raise SpaceError(f"{where}: the largest deck has {high} cards; at most {MAX_CARDS}")
-    blank = space.cards.get((BLANK, AXIS_NONE))
-    if blank is not None and blank.low < 1:
-        raise SpaceError(f"{where}.BLANK: at least 1 (the start card), got {blank.low}")
 
 
 def _varies(card: Card, deck_card: tuple[int, int]) -> bool:
