@@ -205,3 +205,13 @@ def test_verdicts_from_intervals() -> None:
     # 0.25 inside the band, spread 50 points a pair: ((1.96 + 0.84) * 50 / 0.25)^2 pairs
     assert pairs_needed(band, Value(0.25, 0, 0.5, 1), 50.0) == pytest.approx(313_960, rel=1e-3)
     assert pairs_needed(band, Value(0.75, 0, 1, 1), 50.0) == float("inf")
+
+
+SHIPPED_SPACES = sorted((Path(__file__).parent.parent / "configs" / "tune").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED_SPACES, ids=lambda p: p.name)
+def test_the_shipped_spaces_are_valid(path: Path) -> None:
+    loaded = space.load(path)
+    assert loaded.start_params() is not None  # the start config is trial 0
+    assert {t.metric for t in loaded.targets} == {"first_seat", "tiebreak"}
