@@ -215,3 +215,22 @@ def test_the_shipped_spaces_are_valid(path: Path) -> None:
     loaded = space.load(path)
     assert loaded.start_params() is not None  # the start config is trial 0
     assert {t.metric for t in loaded.targets} == {"first_seat", "tiebreak"}
+
+
+def test_a_storage_that_cannot_be_opened_is_one_error(tmp_path: Path) -> None:
+    path, out = write_space(tmp_path), tmp_path / "out"
+    line = assert_exit_1(invoke(str(path), "--out", str(out), "--trials", "2",
+                                "--storage", "nosuchdb://nowhere"))  # fmt: skip
+    assert "--storage nosuchdb://nowhere" in line
+
+
+def test_a_damaged_study_file_is_one_error(tmp_path: Path) -> None:
+    path, out = write_space(tmp_path), tmp_path / "out"
+    out.mkdir()
+    (out / "study.db").write_text("not a database")
+    (out / "tune.json").write_text(
+        f'{{"space": "{path.resolve()}", "hash": "{space.load(path).hash}", "seed": 0, '
+        '"storage": null}'
+    )
+    line = assert_exit_1(invoke(str(path), "--out", str(out), "--trials", "2"))
+    assert "study.db" in line

@@ -21,7 +21,8 @@ def tune(
     space: Annotated[Path, typer.Argument(help="The search space .toml (or, with --show, DIR)")],
     out: Annotated[Path | None, typer.Option(help="The tuning folder")] = None,
     trials: Annotated[
-        int | None, typer.Option(help="Trials the study should hold in all", min=1, max=100_000)
+        int | None,
+        typer.Option(help="Distinct points the study should hold in all", min=1, max=100_000),
     ] = None,
     seed: Annotated[int, typer.Option(help="The study's seed, 0..2**64-1")] = 0,
     storage: Annotated[
@@ -49,6 +50,8 @@ def tune(
         usage(f"--backend {backend!r}: expected local or dask")
     if backend == "dask" and not scheduler:
         usage("--backend dask needs --scheduler tcp://HOST:PORT")
+    if backend == "dask" and importlib.util.find_spec("dask") is None:
+        fail("--backend dask needs dask: pip install -e '.[cluster]'")
     loaded = _space(space)
     _check_state(out, loaded, seed, storage)
     _tune(loaded, out, trials, seed, storage, workers, backend, scheduler)
@@ -88,6 +91,7 @@ def _check_state(out: Path, space, seed: int, storage: str | None) -> None:
 
 def _tune(space, out, trials, seed, storage, workers, backend, scheduler) -> None:
     from sim.cli import fail
+    from sim.config import ConfigError
     from sim.runner import lock
     from sim.runner.plan import PlanError
     from sim.runner.run import RunError
@@ -103,12 +107,13 @@ def _tune(space, out, trials, seed, storage, workers, backend, scheduler) -> Non
     except KeyboardInterrupt:
         typer.echo(f"interrupted; rerun the same command to continue the study in {out}", err=True)
         raise typer.Exit(130) from None
-    except (lock.LockError, RunError, PlanError, StudyError) as exc:
+    except (lock.LockError, RunError, PlanError, StudyError, ConfigError) as exc:
         fail(str(exc))
     except Exception as exc:  # a worker's failure, already phrased for the user
+        from sim.runner.dask_backend import ClusterError
         from sim.runner.local import WorkerFailed
 
-        if isinstance(exc, WorkerFailed):
+        if isinstance(exc, WorkerFailed | ClusterError):
             fail(str(exc))
         raise
 

@@ -44,7 +44,10 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
     url = storage or f"sqlite:///{(out / STUDY_FILE).resolve()}"
     name = study_name(space, seed)
     if storage is None and (out / STUDY_FILE).exists():
-        names = [s.study_name for s in optuna.get_all_study_summaries(url)]
+        try:
+            names = [s.study_name for s in optuna.get_all_study_summaries(url)]
+        except Exception as exc:  # not an optuna database
+            raise StudyError(f"{out / STUDY_FILE}: not a readable study: {exc}") from None
         others = [n for n in names if n != name]
         if others:
             raise StudyError(
@@ -52,9 +55,12 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
                 f"seed than {name}); tune into another --out DIR"
             )
     directions = ["minimize"] * len(space.objectives)
-    study = optuna.create_study(
-        storage=url, study_name=name, directions=directions, load_if_exists=True
-    )
+    try:
+        study = optuna.create_study(
+            storage=url, study_name=name, directions=directions, load_if_exists=True
+        )
+    except Exception as exc:  # a bad URL, an unreachable or foreign database
+        raise StudyError(f"--storage {url}: cannot open the study: {exc}") from None
     from sim.provenance import source_hash
 
     played_by = study.user_attrs.get("sim_source")
