@@ -170,6 +170,8 @@ def _show(folder: Path) -> None:
         state = json.loads(path.read_text())
     except (OSError, ValueError):
         fail(f"{folder} is not a tuning folder (no readable {STATE}); make one with sim tune")
+    if state.get("storage") is None and not (folder / study.STUDY_FILE).exists():
+        fail(f"{folder} holds no {study.STUDY_FILE} yet; run the sim tune command first")
     space = _space(Path(state["space"]))
     if space.hash != state["hash"]:
         fail(f"{state['space']} has changed since {folder} was tuned; its study is of the old one")

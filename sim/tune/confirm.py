@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.tune import metrics, objective, verdict
+from sim.tune import candidate, metrics, objective, verdict
 from sim.tune.objective import Evaluation, Runner
 from sim.tune.space import Space
 
@@ -98,6 +98,8 @@ def confirm(space: Space, out: Path, seed: int, runner: Runner, study) -> list[C
         e = evaluation(t)
         name = f"t{t.number:04d}"
         config = out / "trials" / name / f"{name}.toml"
+        if not config.exists():  # played by another machine of a shared study
+            candidate.write(space, dict(t.params), config, f"trial {t.number}")
         result = replay(space, config, name, size(space, e), needed(space, e), out, seed, runner)
         study.set_user_attr(f"confirm:{t.number}", result.to_json())
         results.append(result)
