@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import polars as pl
 import pytest
@@ -14,7 +15,7 @@ from typer.testing import CliRunner
 from sim.cards import AXIS_H, AXIS_V, BLANK, PRINT
 from sim.cli import app
 from sim.config import load as load_config
-from sim.tune import candidate, objective, space, study
+from sim.tune import candidate, objective, space, study, table
 from sim.tune.metrics import Value
 from sim.tune.space import Target
 from sim.tune.verdict import decide, pairs_needed
@@ -140,6 +141,13 @@ def test_an_interrupted_study_continues_as_if_uninterrupted(
     keep = ["trial", "cards.BLANK", "rules.lines", "turns[random,random]", "same_as"]
     assert resumed.select(keep).equals(whole.select(keep))
     assert resumed.filter(pl.col("same_as").is_null()).height == 4
+    more = invoke(str(path), "--out", str(out), "--trials", "5", "--seed", str(SEED))
+    assert more.exit_code == 0, more.output  # a larger N adds trials, the same ones
+    grown = pl.read_parquet(out / "trials.parquet").sort("trial")
+    assert grown.filter(pl.col("same_as").is_null()).height == 5
+    assert grown.select(keep).equals(
+        pl.read_parquet(reference / "trials.parquet").sort("trial").head(grown.height).select(keep)
+    )
 
 
 @pytest.mark.parametrize(
@@ -234,3 +242,33 @@ def test_a_damaged_study_file_is_one_error(tmp_path: Path) -> None:
     )
     line = assert_exit_1(invoke(str(path), "--out", str(out), "--trials", "2"))
     assert "study.db" in line
+
+
+def fake_trial(number: int, excess: dict[str, float]) -> SimpleNamespace:
+    """A finished trial whose estimates put each target exactly `excess` outside it."""
+    values = {}
+    for name, x in excess.items():
+        v = {"first_seat[random,random]": 0.5 + x, "tiebreak[random,random]": 10 + x,
+             "draw[random,random]": 1 + x}[name]  # fmt: skip
+        values[name] = [v, v, v, 100, 1.0]
+    attrs = {"values": values, "pairs": 100, "rungs": 1, "stopped_early": False}
+    return SimpleNamespace(number=number, user_attrs=attrs, params={})
+
+
+def test_the_front_is_the_non_dominated_trials_meeting_the_constraints(tmp_path: Path) -> None:
+    text = PLANTED.replace(
+        'metric = "turns"\nwithin = [10.5, 11.5]',
+        'metric = "first_seat"\n'
+        'within = [-0.5, 0.5]\n[[target]]\nmetric = "tiebreak"\nat_most = 10',
+    )
+    text = text.replace('metric = "draw"\nat_most = 100', 'metric = "draw"\nat_most = 1')
+    loaded = space.load(write_space(tmp_path, text))
+    names = ["first_seat[random,random]", "tiebreak[random,random]", "draw[random,random]"]
+    trials = [
+        fake_trial(0, dict(zip(names, (1.0, 1.0, -1), strict=True))),
+        fake_trial(1, dict(zip(names, (2.0, 0.5, -1), strict=True))),  # not beaten by 0
+        fake_trial(2, dict(zip(names, (2.0, 2.0, -1), strict=True))),  # beaten by 0 and 1
+        fake_trial(3, dict(zip(names, (0.0, 0.0, 0.5), strict=True))),  # best, but infeasible
+    ]
+    assert [t.number for t in table.front(loaded, trials)] == [0, 1]
+    assert [t.number for t in table.front(loaded, trials[3:])] == [3]  # none feasible
