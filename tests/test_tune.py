@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from sim.cards import AXIS_H, AXIS_V, BLANK, PRINT
 from sim.cli import app
 from sim.config import load as load_config
-from sim.tune import candidate, objective, space, study, table
+from sim.tune import candidate, metrics, objective, space, study, table
 from sim.tune.metrics import Value
 from sim.tune.space import Target
 from sim.tune.verdict import decide, pairs_needed
@@ -272,3 +272,25 @@ def test_the_front_is_the_non_dominated_trials_meeting_the_constraints(tmp_path:
     ]
     assert [t.number for t in table.front(loaded, trials)] == [0, 1]
     assert [t.number for t in table.front(loaded, trials[3:])] == [3]  # none feasible
+
+
+def test_metrics_agree_with_the_runners_own_tables(tmp_path: Path) -> None:
+    """metrics.py (games table, reports/tally.py) against winrates/tiebreaks.parquet, which
+    the runner's workers count apart from it."""
+    run = tmp_path / "run"
+    objective.runner_for(None, "local", None)(Path("base"), ("greedy,random",), 200, 11, run)
+    got = objective.measured(metrics.tallies(run))
+    wins = pl.read_parquet(run / "winrates.parquet").row(0, named=True)
+    first = (wins["first_wins"] + wins["draws"] / 2) / wins["games"] * 100 - 50
+    assert got["first_seat[greedy,random]"][0] == pytest.approx(first)
+    assert got["a_score[greedy,random]"][0] == pytest.approx(100 * wins["a_score"])
+    assert got["a_score[greedy,random]"][1] == pytest.approx(100 * wins["a_score_low"])
+    assert got["draw[greedy,random]"][0] == pytest.approx(100 * wins["draw_rate"])
+    ties = pl.read_parquet(run / "tiebreaks.parquet").filter(
+        (pl.col("category") == "outcome") & (pl.col("value") == "tiebreak")
+    )
+    share = ties["share"][0] if ties.height else 0.0
+    assert got["tiebreak[greedy,random]"][0] == pytest.approx(100 * share)
+    if ties.height:
+        assert got["tiebreak[greedy,random]"][1] == pytest.approx(100 * ties["share_low"][0])
+    assert got["turns[greedy,random]"][3] == 200  # the pair is the unit
