@@ -35,8 +35,11 @@ def tune(
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler tcp://HOST:PORT")] = None,
     show: Annotated[bool, typer.Option(help="Print the front of tuning folder SPACE")] = False,
 ) -> None:
-    """Search card counts and rule options for configs that meet the space's targets;
-    confirm them on fresh seeds. Rerun the same command to continue an interrupted study."""
+    """Search decks and rules for configs that meet balance targets, confirmed on fresh seeds.
+
+    Rerun the same command to continue an interrupted study.
+    `sim tune DIR --show` prints its front again, playing nothing.
+    """
     from sim.cli import checked_seed, fail, usage
 
     if importlib.util.find_spec("optuna") is None:
