@@ -106,7 +106,7 @@ def _tune(space, out, trials, seed, storage, workers, backend, scheduler) -> Non
     try:
         with lock.hold(out):
             study = _search(space, out, trials, seed, runner, storage)
-            _finish(space, out, seed, runner, study, started)
+            _finish(space, out, seed, runner, study, trials, started)
     except KeyboardInterrupt:
         typer.echo(f"interrupted; rerun the same command to continue the study in {out}", err=True)
         raise typer.Exit(130) from None
@@ -128,7 +128,7 @@ def _search(space, out, trials, seed, runner, storage):
     return study.run(space, out, trials, seed, runner, storage, progress.reporter(space, trials))
 
 
-def _finish(space, out: Path, seed: int, runner, study, started: float) -> None:
+def _finish(space, out: Path, seed: int, runner, study, trials: int, started: float) -> None:
     from sim.tune import confirm, table
 
     results = confirm.confirm(space, out, seed, runner, study)
@@ -144,6 +144,11 @@ def _finish(space, out: Path, seed: int, runner, study, started: float) -> None:
     if not written:
         typer.echo("no candidate met every target on fresh seeds")
     points = sum("same_as" not in t.user_attrs for t in done)
+    if points < trials:
+        typer.echo(
+            f"note: {points} distinct points of {trials} asked: the sampler kept repeating "
+            "measured ones (a small space, or one it has converged in)"
+        )
     seconds = time.perf_counter() - started
     typer.echo(f"{points} points measured in {len(done)} trials; {seconds:.0f} s this run")
 

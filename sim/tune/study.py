@@ -121,39 +121,43 @@ def run(
     REPEATS such asks in a row the space is taken as exhausted."""
     import time
 
-    optuna = _optuna()
     study = open_study(space, out, seed, storage)
-    me = owner(out)
     repeats = 0
     while repeats < REPEATS:
-        all_trials = study.get_trials(deepcopy=False)
-        states = optuna.trial.TrialState
-        running = [t for t in all_trials if t.state == states.RUNNING]
-        # ours: left by an interruption here (a local study's trial may have died unnamed)
-        mine = [t for t in running if t.user_attrs.get("owner", None if storage else me) == me]
-        busy = [t for t in running if t not in mine]
-        done = [
-            t for t in all_trials if t.state == states.COMPLETE and "same_as" not in t.user_attrs
-        ]
-        if len(done) + len(busy) >= trials:
+        trial, done = _next(study, space, seed, owner(out), storage, trials)
+        if trial is None:
             return study
-        if mine:  # interrupted here before: play the same point again (its runs resume)
-            trial = optuna.trial.Trial(study, mine[0]._trial_id)
-        else:
-            study.sampler = sampler(space, seed, len(all_trials))
-            trial = study.ask()
-            trial.set_user_attr("owner", me)
-            trial.set_user_attr("pid", os.getpid())
         started = time.perf_counter()
         evaluation = _play(space, out, seed, runner, trial, study)
         _tell(study, space, trial, evaluation)
-        repeated = "same_as" in study.trials[trial.number].user_attrs
-        repeats = repeats + 1 if repeated else 0
-        if said and not repeated:
-            said(
-                len(done) + 1, study.trials[trial.number], evaluation, time.perf_counter() - started
-            )
+        frozen = study.trials[trial.number]
+        repeats = repeats + 1 if "same_as" in frozen.user_attrs else 0
+        if said and not repeats:
+            said(done + 1, frozen, evaluation, time.perf_counter() - started)
     return study
+
+
+def _next(study, space: Space, seed: int, me: str, storage: str | None, trials: int):
+    """(the trial to play next, or None when the study holds enough; distinct points done).
+    An interrupted trial of ours comes first: the same point again, its runs resumed."""
+    optuna = _optuna()
+    all_trials = study.get_trials(deepcopy=False)
+    states = optuna.trial.TrialState
+    running = [t for t in all_trials if t.state == states.RUNNING]
+    # ours: left by an interruption here (a local study's trial may have died unnamed)
+    mine = [t for t in running if t.user_attrs.get("owner", None if storage else me) == me]
+    busy = len(running) - len(mine)
+    done = [t for t in all_trials if t.state == states.COMPLETE]
+    distinct = sum("same_as" not in t.user_attrs for t in done)
+    if distinct + busy >= trials:
+        return None, distinct
+    if mine:
+        return optuna.trial.Trial(study, mine[0]._trial_id), distinct
+    study.sampler = sampler(space, seed, len(all_trials))
+    trial = study.ask()
+    trial.set_user_attr("owner", me)
+    trial.set_user_attr("pid", os.getpid())
+    return trial, distinct
 
 
 def _play(space: Space, out: Path, seed: int, runner: Runner, trial, study) -> Evaluation:
