@@ -671,6 +671,16 @@ def _register_report_commands() -> None:
 _register_report_commands()
 
 
+def _register_tune_command() -> None:
+    """`sim tune` lives in sim/tune/ (optuna loads inside the command)."""
+    from sim.tune.cli import tune
+
+    app.command("tune")(tune)
+
+
+_register_tune_command()
+
+
 def main() -> None:
     try:
         app()

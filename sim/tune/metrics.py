@@ -1,0 +1,91 @@
+"""A trial's metrics from its run folders: per match-up Tallies (the pair as the unit) of the
+board's quantities, read from each folder's games table with reports/tally.py, and their
+estimates with intervals from sim/stats.py, in the units targets are written in.
+
+Tallies add, so the rungs a trial played (separate runs on their own common seeds) sum to
+one estimate over all its pairs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.stats import Estimate, Tally, mean, rate
+
+UNIT_SCALE = {"first_seat": 100.0, "a_score": 100.0, "tiebreak": 100.0, "draw": 100.0}
+SHIFT = {"first_seat": 50.0}  # first seat's score 50% is an advantage of 0 points
+
+
+def _quantities() -> dict:
+    import polars as pl
+
+    winner = pl.col("winner").cast(pl.String)
+    swapped = pl.col("swapped")
+    a_won = pl.when(swapped).then(winner == "second").otherwise(winner == "first")
+    draw = (winner == "draw").cast(pl.Float64)
+    return {
+        "first_seat": ((winner == "first").cast(pl.Float64) + 0.5 * draw, None),
+        "a_score": (a_won.cast(pl.Float64) + 0.5 * draw, None),
+        "tiebreak": (pl.col("outcome").cast(pl.String) == "tiebreak", None),
+        "draw": (winner == "draw", None),
+        "turns": (pl.col("turns"), None),
+    }
+
+
+def tallies(run: Path) -> dict[str, dict[str, Tally]]:
+    """matchup -> metric -> Tally over one run folder's games."""
+    import polars as pl
+
+    from reports.tally import from_row
+    from reports.tally import tallies as tally_frame
+
+    games = pl.scan_parquet(run / "games" / "*.parquet")
+    table = tally_frame(games, ["matchup"], _quantities())
+    out: dict[str, dict[str, Tally]] = {}
+    for row in table.iter_rows(named=True):
+        out[str(row["matchup"])] = {m: from_row(row, m) for m in _quantities()}
+    return out
+
+
+def add(a: dict[str, dict[str, Tally]], b: dict[str, dict[str, Tally]]) -> dict:
+    """The two runs' tallies summed, match-up by match-up."""
+    out = {m: dict(t) for m, t in a.items()}
+    for matchup, metrics in b.items():
+        mine = out.setdefault(matchup, {})
+        for name, tally in metrics.items():
+            mine[name] = mine[name] + tally if name in mine else tally
+    return out
+
+
+@dataclass(frozen=True)
+class Value:
+    """A metric in its target's units (points, %, turns) with its 95% interval and units."""
+
+    value: float
+    low: float
+    high: float
+    units: int
+
+    def text(self) -> str:
+        return f"{self.value:+.1f} [{self.low:+.1f}, {self.high:+.1f}]"
+
+    def plain(self) -> str:
+        return f"{self.value:.1f} [{self.low:.1f}, {self.high:.1f}]"
+
+
+def value(metric: str, tally: Tally) -> Value:
+    """The metric's estimate with its interval, in the units targets use."""
+    estimate: Estimate = mean(tally, "pair") if metric == "turns" else rate(tally, "pair")
+    scale, shift = UNIT_SCALE.get(metric, 1.0), SHIFT.get(metric, 0.0)
+    return Value(
+        estimate.value * scale - shift,
+        estimate.low * scale - shift,
+        estimate.high * scale - shift,
+        estimate.units,
+    )
+
+
+def spread(metric: str, tally: Tally) -> float:
+    """The per-unit standard deviation of the metric, in its units: sqrt(var * units)."""
+    return (max(tally.variance(), 0.0) * tally.units) ** 0.5 * UNIT_SCALE.get(metric, 1.0)

@@ -1,0 +1,186 @@
+"""The optuna study behind `sim tune`: stored in DIR/study.db (or --storage), one trial at a
+time, so an interrupted study continues where it stopped and `--trials N` is the total.
+
+Each target is minimised as its excess (how far the metric lies outside it, <= 0 inside) or,
+for a constraint, handed to the sampler as a constraint (feasible when <= 0). The sampler is
+optuna's TPE, seeded anew before every trial from the study's seed and the trial's number:
+its choice then depends only on the trials before it, so a resumed study asks exactly what
+an uninterrupted one would. The start config is trial 0 when it lies in the space.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+from sim.tune import objective
+from sim.tune.objective import Evaluation, Runner
+from sim.tune.space import Param, Space
+
+STUDY_FILE = "study.db"
+
+
+class StudyError(RuntimeError):
+    """A study that cannot be opened or continued; the message says why."""
+
+
+def _optuna():
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna
+
+
+def study_name(space: Space, seed: int) -> str:
+    return f"{space.path.stem}-{space.hash}-seed{seed}"
+
+
+def open_study(space: Space, out: Path, seed: int, storage: str | None):
+    """Create or reopen the study; refuse a folder whose database holds another space/seed."""
+    optuna = _optuna()
+    url = storage or f"sqlite:///{(out / STUDY_FILE).resolve()}"
+    name = study_name(space, seed)
+    if storage is None and (out / STUDY_FILE).exists():
+        try:
+            names = [s.study_name for s in optuna.get_all_study_summaries(url)]
+        except Exception as exc:  # not an optuna database
+            raise StudyError(f"{out / STUDY_FILE}: not a readable study: {exc}") from None
+        others = [n for n in names if n != name]
+        if others:
+            raise StudyError(
+                f"{out / STUDY_FILE} holds study {others[0]} (another space file, space or "
+                f"seed than {name}); tune into another --out DIR"
+            )
+    directions = ["minimize"] * len(space.objectives)
+    try:
+        study = optuna.create_study(
+            storage=url, study_name=name, directions=directions, load_if_exists=True
+        )
+    except Exception as exc:  # a bad URL, an unreachable or foreign database
+        raise StudyError(f"--storage {url}: cannot open the study: {exc}") from None
+    from sim.provenance import source_hash
+
+    played_by = study.user_attrs.get("sim_source")
+    if played_by is not None and played_by != source_hash():
+        raise StudyError(
+            f"study {name} was measured by other sim code (source {played_by}, now "
+            f"{source_hash()}); its trials cannot be trusted: tune into another --out DIR"
+        )
+    if not study.trials:
+        study.set_user_attr("sim_source", source_hash())
+        study.set_user_attr("space_hash", space.hash)
+        study.set_user_attr("seed", seed)
+        start = space.start_params()
+        if start is not None:
+            study.enqueue_trial(start, user_attrs={"start": True})
+    return study
+
+
+def sampler(space: Space, seed: int, number: int):
+    """TPE seeded for this trial number; the constraints are the constraint targets' excess."""
+    optuna = _optuna()
+    constraints = (lambda t: t.user_attrs["constraints"]) if space.constraints else None
+    with warnings.catch_warnings():  # constraints_func is marked experimental
+        warnings.simplefilter("ignore")
+        return optuna.samplers.TPESampler(
+            seed=objective.derived_seed(seed, 2, number) % 2**32,  # RandomState takes 32 bits
+            n_startup_trials=space.search["startup"],
+            constraints_func=constraints,
+        )
+
+
+def suggest(trial, param: Param):
+    if param.choices:
+        return trial.suggest_categorical(param.name, list(param.choices))
+    return trial.suggest_int(param.name, param.low, param.high)
+
+
+def owner(out: Path) -> str:
+    """Who plays a trial: this machine and output folder (the folder's lock is ours)."""
+    return f"{socket.gethostname()}:{out.resolve()}"
+
+
+REPEATS = 25
+"""Asks in a row that only repeat measured points before the space counts as exhausted."""
+
+
+def run(
+    space: Space,
+    out: Path,
+    trials: int,
+    seed: int,
+    runner: Runner,
+    storage: str | None = None,
+    said: Callable[[int, object, Evaluation, float], None] | None = None,
+):
+    """Play trials until the study holds `trials` distinct points (finished, or running
+    elsewhere). A sampled point measured before costs nothing and does not count; after
+    REPEATS such asks in a row the space is taken as exhausted."""
+    import time
+
+    study = open_study(space, out, seed, storage)
+    repeats = 0
+    while repeats < REPEATS:
+        trial, done = _next(study, space, seed, owner(out), storage, trials)
+        if trial is None:
+            return study
+        started = time.perf_counter()
+        evaluation = _play(space, out, seed, runner, trial, study)
+        _tell(study, space, trial, evaluation)
+        frozen = study.trials[trial.number]
+        repeats = repeats + 1 if "same_as" in frozen.user_attrs else 0
+        if said and not repeats:
+            said(done + 1, frozen, evaluation, time.perf_counter() - started)
+    return study
+
+
+def _next(study, space: Space, seed: int, me: str, storage: str | None, trials: int):
+    """(the trial to play next, or None when the study holds enough; distinct points done).
+    An interrupted trial of ours comes first: the same point again, its runs resumed."""
+    optuna = _optuna()
+    all_trials = study.get_trials(deepcopy=False)
+    states = optuna.trial.TrialState
+    running = [t for t in all_trials if t.state == states.RUNNING]
+    # ours: left by an interruption here (a local study's trial may have died unnamed)
+    mine = [t for t in running if t.user_attrs.get("owner", None if storage else me) == me]
+    busy = len(running) - len(mine)
+    done = [t for t in all_trials if t.state == states.COMPLETE]
+    distinct = sum("same_as" not in t.user_attrs for t in done)
+    if distinct + busy >= trials:
+        return None, distinct
+    if mine:
+        return optuna.trial.Trial(study, mine[0]._trial_id), distinct
+    study.sampler = sampler(space, seed, len(all_trials))
+    trial = study.ask()
+    trial.set_user_attr("owner", me)
+    trial.set_user_attr("pid", os.getpid())
+    return trial, distinct
+
+
+def _play(space: Space, out: Path, seed: int, runner: Runner, trial, study) -> Evaluation:
+    """Measure the trial's point; a point measured before is not played again: on the common
+    seeds its games would be the very same."""
+    from optuna.trial import TrialState
+
+    from sim.tune.confirm import evaluation
+
+    values = {p.name: suggest(trial, p) for p in space.params}
+    for other in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        if other.params == values and "same_as" not in other.user_attrs:
+            trial.set_user_attr("same_as", other.number)
+            return evaluation(other)
+    folder = out / "trials" / f"t{trial.number:04d}"
+    shown = ", ".join(f"{k}={v}" for k, v in values.items())
+    return objective.evaluate(space, values, folder, seed, runner, f"trial {trial.number}: {shown}")
+
+
+def _tell(study, space: Space, trial, evaluation: Evaluation) -> None:
+    trial.set_user_attr("values", evaluation.values)
+    trial.set_user_attr("pairs", evaluation.pairs)
+    trial.set_user_attr("rungs", evaluation.rungs)
+    trial.set_user_attr("stopped_early", evaluation.stopped_early)
+    trial.set_user_attr("constraints", [evaluation.excess(t) for t in space.constraints])
+    study.tell(trial, [evaluation.excess(t) for t in space.objectives])
