@@ -19,7 +19,7 @@ from sim.engine.state import (
     ONGOING,
     POLICY_RANDOM,
 )
-from sim.engine.turn import HAND_SIZE
+from sim.engine.turn import HAND_SIZE, random_turn
 
 # Columns of the per-game result rows returned by play_games (seats: 0 first, 1 second).
 R_FIRST, R_END, R_TURNS, R_SCORE_FIRST, R_SCORE_SECOND, R_ERROR = 0, 1, 2, 3, 4, 5
@@ -246,6 +246,48 @@ def seat_policies(s, policies, budgets, swapped):
     s.policy[1 - s.first] = policies[b]
     s.budget[s.first] = budgets[a]
     s.budget[1 - s.first] = budgets[b]
+
+
+@entry
+def play_random_games(
+    s,
+    kinds,
+    axes,
+    lines,
+    capacity,
+    free,
+    first_option,
+    cpu_level,
+    cpu_numeric,
+    visibility,
+    policies,
+    budgets,
+    seeds,
+    swapped,
+    out,
+    cards,
+):
+    """play_games for random against random without the CPU: its own loop, so a random run
+    compiles (and loads) only the rules and the random turn, and no turn asks whose it is."""
+    for g in range(seeds.shape[0]):
+        setup(
+            s,
+            kinds,
+            axes,
+            lines,
+            capacity,
+            free,
+            first_option,
+            0,
+            cpu_numeric,
+            visibility,
+            seeds[g],
+            swapped[g],
+        )
+        while s.ended == ONGOING and s.error == 0:
+            random_turn(s)
+        record(s, out[g], cards[g])
+    return 0
 
 
 @entry
