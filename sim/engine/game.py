@@ -19,7 +19,7 @@ from sim.engine.state import (
     ONGOING,
     POLICY_RANDOM,
 )
-from sim.engine.turn import HAND_SIZE, random_turn
+from sim.engine.turn import HAND_SIZE, canonical_turn
 
 # Columns of the per-game result rows returned by play_games (seats: 0 first, 1 second).
 R_FIRST, R_END, R_TURNS, R_SCORE_FIRST, R_SCORE_SECOND, R_ERROR = 0, 1, 2, 3, 4, 5
@@ -285,7 +285,7 @@ def play_random_games(
             swapped[g],
         )
         while s.ended == ONGOING and s.error == 0:
-            random_turn(s)
+            canonical_turn(s)
         record(s, out[g], cards[g])
     return 0
 
