@@ -395,7 +395,7 @@ def bench(
             f"{r.games:,}",
             f"{r.seconds:.2f}",
             f"{r.games_per_second:,.0f}",
-            f"{r.warmup_seconds:.2f}",
+            f"{r.warmup_seconds:.2f} {'compiled' if r.compiled else 'loaded'}",
             f"{r.mean_turns:.1f}",
             f"{r.first_wins:.1%}",
             ends,
@@ -467,6 +467,7 @@ def run(
             typer.echo(f"warning: {warning}", err=True)
     if not quiet:
         typer.echo(_start_line(the_plan, out), err=True)
+    _compile_first(the_plan, quiet)
     try:
         with timeout(decision_timeout):  # the workers, started inside, inherit it
             args = (the_plan, out, workers, backend, scheduler, overwrite, quiet)
@@ -550,6 +551,20 @@ def _start_line(plan, out: Path) -> str:
         f"playing {plan.total_games:,} games{each} of {configs}, {matchups}, "
         f"seed {plan.seed} into {out}"
     )
+
+
+def _compile_first(plan, quiet: bool) -> None:
+    """Compile each built-in match-up's loop once in this process when the cache lacks it,
+    saying so: the workers then load it, and the run's games/s holds no compile."""
+    from sim.game import compile_cold
+
+    def note(label: str) -> None:
+        if not quiet:
+            typer.echo(f"compiling the engine for {label}, first run only", err=True)
+
+    for config in plan.configs:
+        for a, b in plan.matchups:
+            compile_cold(config, a, b, note)
 
 
 def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet):
