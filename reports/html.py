@@ -21,10 +21,9 @@ import polars as pl
 
 from reports.stats import Difference, holm, rate_difference
 from reports.summary import a_score
-from reports.tally import from_row, tallies
+from reports.tally import card_sums, from_row, tallies
 from sim.players import split_top_level
 from sim.runner import storage, verify
-from sim.runner.schema import cards_long
 from sim.stats import Estimate, p_text
 from sim.stats import rate as rate_estimate
 
@@ -46,7 +45,7 @@ class Run:
     folder: Path
     manifest: dict
     games: pl.LazyFrame
-    cards: pl.LazyFrame | None
+    cards: pl.LazyFrame | None  # the card tallies (sim.runner.tables.card_tally_columns)
 
 
 def load_run(folder: Path) -> Run:
@@ -59,13 +58,14 @@ def load_run(folder: Path) -> Run:
         raise ReportError(f"{folder} is not a run folder (no manifest.json)") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"{folder}/manifest.json cannot be read: {exc}") from exc
-    games_parts, cards_parts = (storage.verified_parts(folder, t) for t in ("games", "cards"))
+    games_parts, cards_parts = (
+        storage.verified_parts(folder, t) for t in ("games", "card_tallies")
+    )
     if not games_parts:
         why = verify.unreadable(folder, "games")
         raise ReportError(why or f"{folder} holds no games yet (games/*.parquet)")
     games = _plain(pl.scan_parquet(games_parts))
-    cards = _plain(pl.scan_parquet(cards_parts)) if cards_parts else None
-    cards = cards_long(cards) if cards is not None else None  # one row per game, seat, kind
+    cards = pl.scan_parquet(cards_parts) if cards_parts else None  # the card tallies
     return Run(folder, manifest, games, cards)
 
 
@@ -587,10 +587,7 @@ def line_note(r: dict, columns: list[str]) -> str:
     )
 
 
-CARD_QUANTITIES = {
-    "played": ((pl.col("winner") == pl.col("seat")) & (pl.col("played") > 0), pl.col("played") > 0),
-    "not": ((pl.col("winner") == pl.col("seat")) & (pl.col("played") == 0), pl.col("played") == 0),
-}
+CARD_RATES = {"played": "won_played", "not": "won_unplayed"}  # html name -> tally name
 
 
 def card_table(run: Run) -> pl.DataFrame:
@@ -598,23 +595,18 @@ def card_table(run: Run) -> pl.DataFrame:
     tallies of both win rates over the games' units, and the cell's games and seeds."""
     assert run.cards is not None
     cells = run.games.group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
-    winners = run.games.select(*KEYS, "game", "pair", "winner")
-    won = pl.col("winner") == pl.col("seat")
-    played = pl.col("played") > 0
-    joined = run.cards.join(winners, on=[*KEYS, "game"])
-    counts = joined.group_by(*KEYS, "kind").agg(
-        played.sum().alias("n_played"),
-        (won & played).sum().alias("k_played"),
-        (~played).sum().alias("n_not"),
-        (won & ~played).sum().alias("k_not"),
-    )
-    counted = tallies(joined, [*KEYS, "kind"], CARD_QUANTITIES)
-    return (
-        counts.collect()
-        .join(counted, on=[*KEYS, "kind"])
-        .join(cells.collect(), on=KEYS)
-        .sort(*KEYS, "kind")
-    )
+    sums = card_sums(run.cards, by_strategy=False)
+    columns = [pl.col(KEYS), pl.col("kind")]
+    for name, rate in CARD_RATES.items():
+        columns += [
+            pl.col(f"{rate}_z").alias(f"n_{name}"),
+            pl.col(f"{rate}_y").alias(f"k_{name}"),
+            *(pl.col(f"{rate}_{m}").alias(f"{name}:{m}") for m in MOMENTS),
+        ]
+    return sums.select(columns).join(cells.collect(), on=KEYS).sort(*KEYS, "kind")
+
+
+MOMENTS = ("units", "y", "z", "yy", "zz", "yz")
 
 
 def card_difference(r: dict) -> Difference | str:

@@ -19,10 +19,9 @@ from rich.console import Console
 from rich.table import Table
 from scipy import stats as sps
 
-from reports.tally import from_row, tallies, unit_name
+from reports.tally import CARD_RATES, card_sums, card_tally, from_row, tallies, unit_name
 from sim.runner import storage
 from sim.runner.lock import holder
-from sim.runner.schema import cards_long
 from sim.runner.verify import reader_warnings, unreadable
 from sim.stats import Estimate, Tally, events, unit_text
 from sim.stats import mean as mean_estimate
@@ -125,9 +124,16 @@ def _read(parts: list[Path], path: Path, table: str) -> pl.DataFrame:
 
 
 def read_cards(run: RunFolder) -> pl.DataFrame | None:
-    """The cards table one row per game, seat and kind, or None when the run wrote none."""
-    parts = storage.verified_parts(run.path, "cards")
-    return cards_long(_read(parts, run.path, "cards")) if parts else None
+    """The run's card tallies summed per config, match-up, strategy and kind (a few rows
+    per kind), or None when the run wrote none."""
+    parts = storage.verified_parts(run.path, "card_tallies")
+    if not parts:
+        return None
+    try:
+        return card_sums(pl.scan_parquet(parts), by_strategy=True)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RunFolderError(f"{run.path}: cannot read the card_tallies table: {first}") from None
 
 
 def cells(games: pl.DataFrame) -> list[tuple[str, str]]:
@@ -370,31 +376,18 @@ def _tiebreaks(p: dict[str, Proportion]) -> list[TiebreakLine]:
     return [TiebreakLine(int(v), decided[v], p[f"first_won:{v}"]) for v in decided]
 
 
-def _card_stats(games: pl.DataFrame, cards: pl.DataFrame) -> dict[tuple[str, str], list[CardStats]]:
-    """Per config, match-up, strategy and card kind: draws, plays, and the seat's win rate,
-    the intervals over the games' units (a pair's four seat-games are one unit)."""
-    keys = ["config", "matchup", "game"]
-    joined = cards.join(games.select(*keys, "pair", "winner"), on=keys, how="inner")
-    won, played = pl.col("winner") == pl.col("seat"), pl.col("played") > 0
-    groups = ["config", "matchup", "strategy", "kind"]
-    quantities = {
-        "any": (played, None),
-        "won": (won & played, played),
-        "not": (won & ~played, ~played),
-    }
-    counted = tallies(joined, groups, quantities)
-    means = joined.group_by(groups).agg(
-        pl.len().alias("n"),
-        pl.col("drawn").cast(pl.Float64).mean().alias("drawn"),
-        pl.col("played").cast(pl.Float64).mean().alias("played"),
-    )
-    table = counted.join(means, on=groups).sort(groups)
+def _card_stats(games, cards: pl.DataFrame) -> dict[tuple[str, str], list[CardStats]]:
+    """Per config, match-up, strategy and card kind (read_cards' rows): draws, plays, and
+    the seat's win rate, the intervals over the games' units (a pair's seat-games of one
+    strategy are one unit)."""
     unit = unit_name(games)
     out: dict[tuple[str, str], list[CardStats]] = {}
-    for r in table.iter_rows(named=True):
-        p = [Proportion.of(from_row(r, name), unit) for name in quantities]
+    for r in cards.iter_rows(named=True):
+        n = int(r["seat_games"])
+        p = [Proportion.of(card_tally(r, rate), unit) for rate in CARD_RATES]
+        drawn, played = (r[c] / n if n else math.nan for c in ("drawn", "played"))
         out.setdefault((r["config"], r["matchup"]), []).append(
-            CardStats(r["strategy"], r["kind"], int(r["n"]), r["drawn"], r["played"], *p)
+            CardStats(r["strategy"], r["kind"], n, drawn, played, *p)
         )
     return out
 

@@ -76,3 +76,30 @@ def from_row(row: dict, name: str) -> Tally:
 def tally(frame: pl.DataFrame, y: pl.Expr, z: pl.Expr | None = None) -> Tally:
     """The Tally of one quantity y / z over the whole frame's units."""
     return from_row(tallies(frame, [], {"q": (y, z)}).row(0, named=True), "q")
+
+
+# --- card tallies: the runner's per-chunk sums (sim.runner.tables.card_tally_columns) -------
+
+CARD_RATES = ("any_played", "won_played", "won_unplayed")
+_MOMENTS = ("units", "y", "z", "yy", "zz", "yz")
+
+
+def card_sums(tallies: pl.LazyFrame, by_strategy: bool) -> pl.DataFrame:
+    """The card tallies summed over chunks per config, match-up, strategy (by_strategy: the
+    rows of one strategy's seats; else those of every seat, strategy null) and kind, kind
+    as text. Sums of chunks are the run's: a chunk holds whole units."""
+    keep = pl.col("strategy").is_not_null() if by_strategy else pl.col("seats") == "both"
+    keys = ["config", "matchup", "strategy", "kind"]
+    return (
+        tallies.filter(keep)
+        .with_columns(pl.col("config", "matchup", "strategy", "kind").cast(pl.String))
+        .group_by(keys)
+        .agg(pl.exclude(*keys, "seats").sum())
+        .sort(keys)
+        .collect()
+    )
+
+
+def card_tally(row: dict, rate: str) -> Tally:
+    """One of CARD_RATES' Tally from a row of card_sums."""
+    return Tally(*(row[f"{rate}_{m}"] for m in _MOMENTS))
