@@ -85,6 +85,13 @@ class RunFolder:
         return [tuple(r) for r in keys.collect().cast(pl.String).iter_rows()]
 
     @cached_property
+    def part_cells(self) -> dict:
+        """Each part's (config, matchup, games), None for a part of several cells."""
+        from reports.paired import part_cells
+
+        return part_cells(self.parts)
+
+    @cached_property
     def height(self) -> int:
         """Games on disk (verified parts)."""
         return int(self.scan().select(pl.len()).collect().item())

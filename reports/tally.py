@@ -122,6 +122,8 @@ def part_tallies(
     rows = []
     for start in range(0, len(parts), PARTS_AT_ONCE):
         batch = [pl.scan_parquet(p).select(need) for p in parts[start : start + PARTS_AT_ONCE]]
+        if "pair" not in need:  # every game its own unit
+            batch = [scan.with_columns(pl.lit(None, pl.Int64).alias("pair")) for scan in batch]
         shapes = pl.collect_all([_shape(scan, keys) for scan in batch])
         fast = [
             _part_moments(scan, keys, quantities, bool(shape["paired"][0]))
