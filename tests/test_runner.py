@@ -22,6 +22,7 @@ from sim.cards import NAMES
 from sim.config import load
 from sim.engine.game import C_DRAWN, C_EFFECT, C_PLAYED
 from sim.game import play_matchup
+from sim.runner import storage
 from sim.runner.dask_backend import ClusterError
 from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
@@ -428,3 +429,27 @@ def test_parent_and_workers_load_only_what_they_use(modules, absent):
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == "[]"
+
+
+def test_files_get_the_permissions_of_the_umask(tmp_path):
+    """mkstemp makes 0600 files: a shared folder's colleagues could not read the run."""
+    old = os.umask(0o027)
+    storage._umask.cache_clear()
+    try:
+        out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+    finally:
+        os.umask(old)
+        storage._umask.cache_clear()
+    files = [p for p in out.rglob("*") if p.is_file() and p.name != ".lock"]
+    assert {p.stat().st_mode & 0o777 for p in files} == {0o640}
+    assert len(files) >= 6  # manifest, backup, two summaries, a games and a tallies part
+
+
+def test_the_manifest_records_the_library_versions(tmp_path):
+    import numpy
+    import polars
+
+    out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+    libraries = json.loads((out / "manifest.json").read_text())["libraries"]
+    assert libraries["numpy"] == numpy.__version__ and libraries["polars"] == polars.__version__
+    assert set(libraries) == {"numpy", "numba", "polars", "pyarrow", "scipy"}

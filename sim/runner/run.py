@@ -270,6 +270,7 @@ def _new_manifest(plan: RunPlan) -> dict:
         "params": plan.params(),
         "sim_version": sim_version(),
         "python": platform.python_version(),
+        "libraries": library_versions(),
         "configs": {
             c.name: {"hash": c.hash, "path": str(c.path), "content": c.to_dict()}
             for c in plan.configs
@@ -285,6 +286,20 @@ def _new_manifest(plan: RunPlan) -> dict:
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "checksums": storage.DIGEST,
     }
+
+
+LIBRARIES = ("numpy", "numba", "polars", "pyarrow", "scipy")
+
+
+def library_versions() -> dict[str, str]:
+    """The installed versions of the libraries that play, write and read the run."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in LIBRARIES:
+        with suppress(PackageNotFoundError):
+            found[name] = version(name)
+    return found
 
 
 def _save(manifest: dict, out: Path) -> None:

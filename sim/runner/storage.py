@@ -10,6 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from contextlib import suppress
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -39,7 +40,10 @@ def atomic_write(path: Path, write: Callable[[Path], T]) -> T:
     loss. Returns what `write(tmp)` returns."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600: colleagues could not read it
+    finally:
+        os.close(fd)
     try:
         result = write(Path(tmp))
         _fsync(Path(tmp))
@@ -49,6 +53,14 @@ def atomic_write(path: Path, write: Callable[[Path], T]) -> T:
         raise
     _fsync(path.parent)
     return result
+
+
+@cache
+def _umask() -> int:
+    """The process's umask (read by setting it, so read once and put straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _fsync(path: Path) -> None:
