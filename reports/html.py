@@ -21,7 +21,7 @@ import polars as pl
 
 from reports.stats import Difference, holm, rate_difference
 from reports.summary import a_score
-from reports.tally import card_sums, from_row, tallies
+from reports.tally import PARTS_AT_ONCE, card_sums, from_row, part_tallies, tallies
 from sim.players import split_top_level
 from sim.runner import storage, verify
 from sim.stats import Estimate, p_text
@@ -46,6 +46,7 @@ class Run:
     manifest: dict
     games: pl.LazyFrame
     cards: pl.LazyFrame | None  # the card tallies (sim.runner.tables.card_tally_columns)
+    parts: tuple[Path, ...] = ()  # the verified games parts, read a few at a time
 
 
 def load_run(folder: Path) -> Run:
@@ -66,7 +67,7 @@ def load_run(folder: Path) -> Run:
         raise ReportError(why or f"{folder} holds no games yet (games/*.parquet)")
     games = _plain(pl.scan_parquet(games_parts))
     cards = pl.scan_parquet(cards_parts) if cards_parts else None  # the card tallies
-    return Run(folder, manifest, games, cards)
+    return Run(folder, manifest, games, cards, tuple(games_parts))
 
 
 def _plain(frame: pl.LazyFrame) -> pl.LazyFrame:
@@ -296,17 +297,7 @@ def heatmap(
 def overview(run: Run) -> str:
     """What the run is: id, status, seed, configs, match-ups, and how pairs behave."""
     m = run.manifest
-    totals = (
-        run.games.group_by("pair", *KEYS)
-        .agg(
-            pl.len().alias("n"),
-            pl.struct("winner", "turns", "score_first").n_unique().alias("distinct"),
-        )
-        .collect()
-    )
-    paired = totals.filter(pl.col("pair").is_not_null() & (pl.col("n") == 2))
-    copies = paired.filter(pl.col("distinct") == 1).height
-    games = int(totals["n"].sum())
+    games, pairs, copies = _pair_counts(run)
     status = m.get("status", "unknown")
     rows = [
         ("run id", m.get("run_id", "?")),
@@ -328,13 +319,51 @@ def overview(run: Run) -> str:
         "this report covers only the games on disk.</p>"
     )
     pair_note = (
-        f"<p class='note'>The two games of each of the {paired.height:,} seat-swapped pairs "
+        f"<p class='note'>The two games of each of the {pairs:,} seat-swapped pairs "
         f"share a deal ({copies:,} of them ended identically), so every interval takes the pair "
         "as its unit (its variance clustered by pair), as sim summary and sim compare do.</p>"
-        if paired.height
+        if pairs
         else ""
     )
     return f"<section><h2>Run</h2><table>{table}</table>{warn}{pair_note}</section>"
+
+
+def _pair_counts(run: Run) -> tuple[int, int, int]:
+    """Games, seat-swapped pairs, and pairs whose two games ended identically: counted a few
+    parts at a time (a part holds whole pairs), or over the whole frame without parts."""
+    sources = [pl.scan_parquet(p) for p in run.parts] or [run.games]
+    games = pairs = copies = 0
+    for start in range(0, len(sources), PARTS_AT_ONCE):
+        queries = [
+            source.group_by("pair", *KEYS)
+            .agg(
+                pl.len().alias("n"),
+                pl.struct("winner", "turns", "score_first").n_unique().alias("distinct"),
+            )
+            .select(
+                pl.col("n").sum().alias("games"),
+                (pl.col("pair").is_not_null() & (pl.col("n") == 2)).sum().alias("pairs"),
+                (pl.col("pair").is_not_null() & (pl.col("n") == 2) & (pl.col("distinct") == 1))
+                .sum()
+                .alias("copies"),
+            )
+            for source in sources[start : start + PARTS_AT_ONCE]
+        ]
+        for row in pl.collect_all(queries):
+            games, pairs, copies = (
+                games + int(row["games"][0] or 0),
+                pairs + int(row["pairs"][0] or 0),
+                copies + int(row["copies"][0] or 0),
+            )
+    return games, pairs, copies
+
+
+def _tallies(run: Run, frame: pl.LazyFrame, keys: list[str], quantities: dict) -> pl.DataFrame:
+    """reports.tally's tallies, a few parts at a time when the run's parts are known."""
+    if not run.parts:
+        return tallies(frame, keys, quantities)
+    columns = frame.collect_schema().names()
+    return part_tallies(list(run.parts), keys, quantities, columns)
 
 
 WIN_QUANTITIES = {
@@ -346,7 +375,7 @@ WIN_QUANTITIES = {
 }
 
 
-def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
+def winrate_table(games: pl.LazyFrame, run: Run | None = None) -> pl.DataFrame:
     """Per config and match-up: games, seeds, wins by seat and by strategy, draws, and the
     tallies (reports.tally) of the seat rates, A's score and the first seat's decided share."""
     first_won, second_won = pl.col("winner") == "first", pl.col("winner") == "second"
@@ -361,7 +390,12 @@ def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
         ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
         ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
     )
-    return counts.collect().join(tallies(games, KEYS, WIN_QUANTITIES), on=KEYS).sort(KEYS)
+    counted = (
+        tallies(games, KEYS, WIN_QUANTITIES)
+        if run is None
+        else (_tallies(run, games, KEYS, WIN_QUANTITIES))
+    )
+    return counts.collect().join(counted, on=KEYS).sort(KEYS)
 
 
 def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:
@@ -425,7 +459,7 @@ def winrate_verdict(r: dict) -> str:
 
 def winrate_section(run: Run) -> str:
     """Win rates by seat and A's score with their intervals, a forest plot and verdicts."""
-    table = winrate_table(run.games)
+    table = winrate_table(run.games, run)
     rows = list(table.iter_rows(named=True))
     head = "".join(
         f"<th class='{'l' if i < 2 else ''}'>{h}</th>" for i, h in enumerate(WINRATE_HEAD)
@@ -533,7 +567,7 @@ def line_control_section(run: Run) -> str:
     shares = {
         f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
     }
-    counted = tallies(frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
+    counted = _tallies(run, frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
     table = frame.group_by("config").agg(aggs).collect().join(counted, on="config")
     table = table.sort("config")
     rows, notes = [], []

@@ -118,7 +118,8 @@ def part_tallies(
     and memory stays that of a few parts whatever the run's size. Only `columns` (those the
     quantities may need) are read; keys come back as strings."""
     have = pl.scan_parquet(parts[:1]).collect_schema().names() if parts else []
-    need = [c for c in dict.fromkeys([*keys, "game", "pair", *columns]) if c in have]
+    need = [c for c in dict.fromkeys([*keys, "config", "matchup", "game", "pair", *columns])]
+    need = [c for c in need if c in have]
     rows = []
     for start in range(0, len(parts), PARTS_AT_ONCE):
         batch = [pl.scan_parquet(p).select(need) for p in parts[start : start + PARTS_AT_ONCE]]
@@ -147,7 +148,9 @@ def _shape(scan: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     if "pair" not in scan.collect_schema().names():
         scan = scan.with_columns(pl.lit(None, pl.Int64).alias("pair"))
     pair = pl.col("pair")
-    one_cell = pl.all_horizontal(*(pl.col(k).n_unique() == 1 for k in keys))
+    names = scan.collect_schema().names()
+    cell = [c for c in dict.fromkeys([*keys, "config", "matchup"]) if c in names]
+    one_cell = pl.all_horizontal(*(pl.col(k).n_unique() == 1 for k in cell))
     unpaired = pair.null_count() == pl.len()
     in_twos = (
         (pair.null_count() == 0)
