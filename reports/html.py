@@ -395,7 +395,8 @@ def winrate_table(games: pl.LazyFrame, run: Run | None = None) -> pl.DataFrame:
         if run is None
         else (_tallies(run, games, KEYS, WIN_QUANTITIES))
     )
-    return counts.collect().join(counted, on=KEYS).sort(KEYS)
+    counts = counts.collect().with_columns(pl.col(KEYS).cast(pl.String))
+    return counts.join(counted, on=KEYS).sort(KEYS)
 
 
 def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:
@@ -459,7 +460,7 @@ def winrate_verdict(r: dict) -> str:
 
 def winrate_section(run: Run) -> str:
     """Win rates by seat and A's score with their intervals, a forest plot and verdicts."""
-    table = winrate_table(run.games, run)
+    table = winrate_table(_stored(run), run)
     rows = list(table.iter_rows(named=True))
     head = "".join(
         f"<th class='{'l' if i < 2 else ''}'>{h}</th>" for i, h in enumerate(WINRATE_HEAD)
@@ -479,8 +480,15 @@ def winrate_section(run: Run) -> str:
 
 
 def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:
-    """Counts of each value of column per config and match-up."""
-    return frame.group_by(*KEYS, column).agg(pl.len().alias("n")).sort(*KEYS, column).collect()
+    """Counts of each value of column per config and match-up (grouped on the stored codes,
+    text cast to strings only in the small result)."""
+    counts = frame.group_by(*KEYS, column).agg(pl.len().alias("n")).collect()
+    return _plain(counts.lazy()).collect().sort(*KEYS, column)
+
+
+def _stored(run: Run) -> pl.LazyFrame:
+    """The games as stored (text categorical): grouping on codes, not on a string a row."""
+    return pl.scan_parquet(list(run.parts)) if run.parts else run.games
 
 
 def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[float]:
@@ -492,7 +500,7 @@ def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[flo
 
 def distribution_section(run: Run) -> str:
     """Final scores by seat and game length, as histograms per config and match-up."""
-    games = run.games
+    games = _stored(run)
     cells = (
         games.group_by(KEYS)
         .agg(
@@ -503,8 +511,9 @@ def distribution_section(run: Run) -> str:
             pl.col("turns").mean().alias("mean_turns"),
             pl.col("turns").median().alias("median_turns"),
         )
-        .sort(KEYS)
         .collect()
+        .with_columns(pl.col(KEYS).cast(pl.String))
+        .sort(KEYS)
     )
     counts = {c: histogram(games, c) for c in ("score_first", "score_second", "turns")}
     counts["end_reason"] = histogram(games, "end_reason")
@@ -568,7 +577,9 @@ def line_control_section(run: Run) -> str:
         f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
     }
     counted = _tallies(run, frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
-    table = frame.group_by("config").agg(aggs).collect().join(counted, on="config")
+    stored = _stored(run).select(*KEYS, "pair", "game", *columns)
+    table = stored.group_by("config").agg(aggs).collect()
+    table = table.with_columns(pl.col("config").cast(pl.String)).join(counted, on="config")
     table = table.sort("config")
     rows, notes = [], []
     for r in table.iter_rows(named=True):
@@ -628,7 +639,8 @@ def card_table(run: Run) -> pl.DataFrame:
     """Per config, match-up and kind: seat-games that played it or not, their wins, the
     tallies of both win rates over the games' units, and the cell's games and seeds."""
     assert run.cards is not None
-    cells = run.games.group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
+    cells = _stored(run).group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
+    cells = cells.with_columns(pl.col(KEYS).cast(pl.String))
     sums = card_sums(run.cards, by_strategy=False)
     columns = [pl.col(KEYS), pl.col("kind")]
     for name, rate in CARD_RATES.items():
