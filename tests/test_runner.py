@@ -453,3 +453,22 @@ def test_the_manifest_records_the_library_versions(tmp_path):
     libraries = json.loads((out / "manifest.json").read_text())["libraries"]
     assert libraries["numpy"] == numpy.__version__ and libraries["polars"] == polars.__version__
     assert set(libraries) == {"numpy", "numba", "polars", "pyarrow", "scipy"}
+
+
+def test_per_game_cards_option_writes_a_part_that_is_verified(tmp_path):
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    out = tmp_path / "r"
+    args = ["run", "--games", "200", "--workers", "1", "--quiet", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--per-game-cards"], prog_name="sim")
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads((out / "manifest.json").read_text())["chunks"].values()
+    assert set(entry["parts"]) == {"games", "card_tallies", "cards"}
+    part = out / "cards" / entry["parts"]["cards"]["file"]
+    part.write_bytes(part.read_bytes()[:100])
+    check = CliRunner().invoke(app, ["verify", str(out)], prog_name="sim")
+    assert check.exit_code == 1 and f"damaged  cards/{part.name}: truncated" in check.output
+    plain = CliRunner().invoke(app, args, prog_name="sim")  # without the option: another run
+    assert plain.exit_code == 1 and "holds a different run" in plain.output
