@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 from scipy import stats as sps
 
+from reports.paired import line_up, pair_parts
 from reports.stats import (
     Difference,
     holm,
@@ -29,7 +30,8 @@ from reports.stats import (
     rate_difference,
 )
 from reports.summary import END_ORDER, RunFolder, a_score, cells, pct
-from reports.tally import from_row, tallies, unit, unit_name
+from reports.tally import from_row, part_tallies, tallies, unit, unit_name
+from sim.runner.categories import ENDS
 from sim.stats import Estimate, Tally, p_text, unit_text
 from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
@@ -180,7 +182,7 @@ def match_cells(a: RunFolder, b: RunFolder) -> tuple[list[tuple[str, str, str]],
     With one config in each run the two configs are compared whatever their names;
     otherwise only the same (config, match-up) is compared.
     """
-    keys_a, keys_b = cells(a.games), cells(b.games)
+    keys_a, keys_b = cells(a), cells(b)
     by_matchup = len({c for c, _ in keys_a}) == 1 and len({c for c, _ in keys_b}) == 1
 
     def key(config: str, matchup: str) -> tuple[str, ...]:
@@ -258,9 +260,99 @@ def _ends(fa: pl.DataFrame, fb: pl.DataFrame) -> list[str]:
 def compare_cell(
     a: RunFolder, b: RunFolder, config_a: str, config_b: str, matchup: str
 ) -> tuple[CellComparison | None, list[str]]:
-    """One cell's rows (None when a run has under two games) and notes about it."""
-    fa = a.games.filter((pl.col("config") == config_a) & (pl.col("matchup") == matchup))
-    fb = b.games.filter((pl.col("config") == config_b) & (pl.col("matchup") == matchup))
+    """One cell's rows (None when a run has under two games) and notes about it: read part
+    by part in bounded memory when each run's parts hold one cell and, if the runs are
+    paired, line up; otherwise the cell's games are read whole."""
+    parts_a, parts_b = _cell_parts(a, config_a, matchup), _cell_parts(b, config_b, matchup)
+    if parts_a is None or parts_b is None:
+        return _compare_whole(a, b, config_a, config_b, matchup)
+    games = {**_part_games(a), **_part_games(b)}
+    n_a, n_b = sum(games[p] for p in parts_a), sum(games[p] for p in parts_b)
+    lined_up = n_a == n_b and line_up(parts_a, parts_b, games.get)
+    if n_a == n_b and not lined_up:
+        return _compare_whole(a, b, config_a, config_b, matchup)
+    where = f"{config_a if config_a == config_b else f'{config_a} → {config_b}'} · {matchup}"
+    if n_a < 2 or n_b < 2:
+        return None, [f"{where}: too few games to compare ({n_a} vs {n_b})"]
+    lines_a, lines_b = a.lines(config_a), b.lines(config_b)
+    notes = [f"{where}: line {v} only in A" for v in lines_a if v not in lines_b]
+    notes += [f"{where}: line {v} only in B" for v in lines_b if v not in lines_a]
+    lines = [v for v in lines_a if v in lines_b]
+    every = metrics(matchup, [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)], lines)
+    quantities = {name: (expr, None) for name, expr, _, _ in every}
+    quantities["pairless"] = (pl.col("pair").is_null(), None)
+    columns = list(a.columns)
+    ta, tb = (
+        part_tallies(parts, ["config", "matchup"], quantities, columns).row(0, named=True)
+        for parts in (parts_a, parts_b)
+    )
+    ends = [r for r in END_ORDER if ta[f"end: {r}:y"] or tb[f"end: {r}:y"]]
+    chosen = metrics(matchup, ends, lines)
+    units = tuple("game" if t["pairless:y"] else "pair" for t in (ta, tb))
+    if not lined_up:
+        paired, how, sums = False, f"unpaired: {n_a:,} vs {n_b:,} games", {}
+    else:
+        found = pair_parts(parts_a, parts_b, {name: expr for name, expr, _, _ in chosen})
+        paired, how, sums = found.paired, found.why, found.sums
+        if paired:
+            pairs = f"{n_a // 2:,} pairs ({n_a:,} games; same seeds and seats)"
+            how = (
+                f"paired on {pairs}"
+                if units[0] == "pair"
+                else (f"paired on {n_a:,} games (same seeds and seats)")
+            )
+    rows = []
+    for name, _, rate, family in chosen:
+        a_t, b_t = from_row(ta, name), from_row(tb, name)
+        if paired:
+            side = rate_estimate if rate else mean_estimate
+            ea, eb = side(a_t, units[0]), side(b_t, units[1])
+            diff = sums[name].difference()
+            row = Row(name, rate, Side.of(ea), Side.of(eb), diff, "paired t-test")
+        else:
+            row = row_of(name, rate, a_t, b_t, units)
+        if family == "complement":
+            row.test = f"the complement of {rows[-1].metric}"
+        row.family = family
+        rows.append(row)
+    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units)
+    return cell, notes + _part_hash_notes(parts_a, parts_b, where)
+
+
+def _cell_parts(run: RunFolder, config: str, matchup: str) -> list[Path] | None:
+    """The run's parts of one cell in order, or None when some part holds several cells."""
+    cells = run.part_cells
+    if any(c is None for c in cells.values()):
+        return None
+    return [p for p, c in cells.items() if c[:2] == (config, matchup)]
+
+
+def _part_games(run: RunFolder) -> dict[Path, int]:
+    return {p: c[2] for p, c in run.part_cells.items() if c is not None}
+
+
+def _part_hash_notes(parts_a: list[Path], parts_b: list[Path], where: str) -> list[str]:
+    """_hash_notes from the parts: the config hashes and rules versions each cell holds."""
+    seen = []
+    for parts in (parts_a, parts_b):
+        names = pl.scan_parquet(parts[:1]).collect_schema().names()
+        wanted = [c for c in ("config_hash", "rules_version") if c in names]
+        values = pl.scan_parquet(parts).select(pl.col(wanted).cast(pl.String).unique().implode())
+        seen.append(values.collect().row(0, named=True) if wanted else {})
+    notes = []
+    for column, what in (("config_hash", "config hashes"), ("rules_version", "rules versions")):
+        if column in seen[0] and column in seen[1]:
+            va, vb = sorted(seen[0][column]), sorted(seen[1][column])
+            if va != vb:
+                notes.append(f"{where}: {what} differ ({', '.join(va)} vs {', '.join(vb)})")
+    return notes
+
+
+def _compare_whole(
+    a: RunFolder, b: RunFolder, config_a: str, config_b: str, matchup: str
+) -> tuple[CellComparison | None, list[str]]:
+    """compare_cell with each cell's games read whole (cell_frame)."""
+    fa, fb = cell_frame(a, config_a, matchup), cell_frame(b, config_b, matchup)
     where = f"{config_a if config_a == config_b else f'{config_a} → {config_b}'} · {matchup}"
     if fa.height < 2 or fb.height < 2:
         return None, [f"{where}: too few games to compare ({fa.height} vs {fb.height})"]
@@ -287,6 +379,26 @@ def compare_cell(
     n_a, n_b = rows[0].a.games, rows[0].b.games
     cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units)
     return cell, notes + _hash_notes(fa, fb, where)
+
+
+COMPARED = ["config", "matchup", "config_hash", "rules_version", "pair", *PAIR_KEYS, *SEATS]
+COMPARED += ["winner", "outcome", "end_reason", "turns"]
+
+
+def cell_frame(run: RunFolder, config: str, matchup: str) -> pl.DataFrame:
+    """One cell's games with only the columns compare reads (the line columns too), text
+    as strings; the scan reads nothing of the other cells' columns it can skip."""
+    wanted = [c for c in run.columns if c in COMPARED or c.startswith("line_")]
+    frame = (
+        run.scan()
+        .select(wanted)
+        .filter(
+            (pl.col("config").cast(pl.String) == config)
+            & (pl.col("matchup").cast(pl.String) == matchup)
+        )
+        .collect()
+    )
+    return frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
 
 
 def _unit_means(fa: pl.DataFrame, fb: pl.DataFrame, chosen) -> tuple[dict, dict]:

@@ -21,10 +21,9 @@ import polars as pl
 
 from reports.stats import Difference, holm, rate_difference
 from reports.summary import a_score
-from reports.tally import from_row, tallies
+from reports.tally import PARTS_AT_ONCE, card_sums, from_row, part_tallies, tallies
 from sim.players import split_top_level
 from sim.runner import storage, verify
-from sim.runner.schema import cards_long
 from sim.stats import Estimate, p_text
 from sim.stats import rate as rate_estimate
 
@@ -46,7 +45,8 @@ class Run:
     folder: Path
     manifest: dict
     games: pl.LazyFrame
-    cards: pl.LazyFrame | None
+    cards: pl.LazyFrame | None  # the card tallies (sim.runner.tables.card_tally_columns)
+    parts: tuple[Path, ...] = ()  # the verified games parts, read a few at a time
 
 
 def load_run(folder: Path) -> Run:
@@ -59,14 +59,15 @@ def load_run(folder: Path) -> Run:
         raise ReportError(f"{folder} is not a run folder (no manifest.json)") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"{folder}/manifest.json cannot be read: {exc}") from exc
-    games_parts, cards_parts = (storage.verified_parts(folder, t) for t in ("games", "cards"))
+    games_parts, cards_parts = (
+        storage.verified_parts(folder, t) for t in ("games", "card_tallies")
+    )
     if not games_parts:
         why = verify.unreadable(folder, "games")
         raise ReportError(why or f"{folder} holds no games yet (games/*.parquet)")
     games = _plain(pl.scan_parquet(games_parts))
-    cards = _plain(pl.scan_parquet(cards_parts)) if cards_parts else None
-    cards = cards_long(cards) if cards is not None else None  # one row per game, seat, kind
-    return Run(folder, manifest, games, cards)
+    cards = pl.scan_parquet(cards_parts) if cards_parts else None  # the card tallies
+    return Run(folder, manifest, games, cards, tuple(games_parts))
 
 
 def _plain(frame: pl.LazyFrame) -> pl.LazyFrame:
@@ -296,17 +297,7 @@ def heatmap(
 def overview(run: Run) -> str:
     """What the run is: id, status, seed, configs, match-ups, and how pairs behave."""
     m = run.manifest
-    totals = (
-        run.games.group_by("pair", *KEYS)
-        .agg(
-            pl.len().alias("n"),
-            pl.struct("winner", "turns", "score_first").n_unique().alias("distinct"),
-        )
-        .collect()
-    )
-    paired = totals.filter(pl.col("pair").is_not_null() & (pl.col("n") == 2))
-    copies = paired.filter(pl.col("distinct") == 1).height
-    games = int(totals["n"].sum())
+    games, pairs, copies = _pair_counts(run)
     status = m.get("status", "unknown")
     rows = [
         ("run id", m.get("run_id", "?")),
@@ -328,13 +319,51 @@ def overview(run: Run) -> str:
         "this report covers only the games on disk.</p>"
     )
     pair_note = (
-        f"<p class='note'>The two games of each of the {paired.height:,} seat-swapped pairs "
+        f"<p class='note'>The two games of each of the {pairs:,} seat-swapped pairs "
         f"share a deal ({copies:,} of them ended identically), so every interval takes the pair "
         "as its unit (its variance clustered by pair), as sim summary and sim compare do.</p>"
-        if paired.height
+        if pairs
         else ""
     )
     return f"<section><h2>Run</h2><table>{table}</table>{warn}{pair_note}</section>"
+
+
+def _pair_counts(run: Run) -> tuple[int, int, int]:
+    """Games, seat-swapped pairs, and pairs whose two games ended identically: counted a few
+    parts at a time (a part holds whole pairs), or over the whole frame without parts."""
+    sources = [pl.scan_parquet(p) for p in run.parts] or [run.games]
+    games = pairs = copies = 0
+    for start in range(0, len(sources), PARTS_AT_ONCE):
+        queries = [
+            source.group_by("pair", *KEYS)
+            .agg(
+                pl.len().alias("n"),
+                pl.struct("winner", "turns", "score_first").n_unique().alias("distinct"),
+            )
+            .select(
+                pl.col("n").sum().alias("games"),
+                (pl.col("pair").is_not_null() & (pl.col("n") == 2)).sum().alias("pairs"),
+                (pl.col("pair").is_not_null() & (pl.col("n") == 2) & (pl.col("distinct") == 1))
+                .sum()
+                .alias("copies"),
+            )
+            for source in sources[start : start + PARTS_AT_ONCE]
+        ]
+        for row in pl.collect_all(queries):
+            games, pairs, copies = (
+                games + int(row["games"][0] or 0),
+                pairs + int(row["pairs"][0] or 0),
+                copies + int(row["copies"][0] or 0),
+            )
+    return games, pairs, copies
+
+
+def _tallies(run: Run, frame: pl.LazyFrame, keys: list[str], quantities: dict) -> pl.DataFrame:
+    """reports.tally's tallies, a few parts at a time when the run's parts are known."""
+    if not run.parts:
+        return tallies(frame, keys, quantities)
+    columns = frame.collect_schema().names()
+    return part_tallies(list(run.parts), keys, quantities, columns)
 
 
 WIN_QUANTITIES = {
@@ -346,7 +375,7 @@ WIN_QUANTITIES = {
 }
 
 
-def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
+def winrate_table(games: pl.LazyFrame, run: Run | None = None) -> pl.DataFrame:
     """Per config and match-up: games, seeds, wins by seat and by strategy, draws, and the
     tallies (reports.tally) of the seat rates, A's score and the first seat's decided share."""
     first_won, second_won = pl.col("winner") == "first", pl.col("winner") == "second"
@@ -361,7 +390,13 @@ def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
         ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
         ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
     )
-    return counts.collect().join(tallies(games, KEYS, WIN_QUANTITIES), on=KEYS).sort(KEYS)
+    counted = (
+        tallies(games, KEYS, WIN_QUANTITIES)
+        if run is None
+        else (_tallies(run, games, KEYS, WIN_QUANTITIES))
+    )
+    counts = counts.collect().with_columns(pl.col(KEYS).cast(pl.String))
+    return counts.join(counted, on=KEYS).sort(KEYS)
 
 
 def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:
@@ -425,7 +460,7 @@ def winrate_verdict(r: dict) -> str:
 
 def winrate_section(run: Run) -> str:
     """Win rates by seat and A's score with their intervals, a forest plot and verdicts."""
-    table = winrate_table(run.games)
+    table = winrate_table(_stored(run), run)
     rows = list(table.iter_rows(named=True))
     head = "".join(
         f"<th class='{'l' if i < 2 else ''}'>{h}</th>" for i, h in enumerate(WINRATE_HEAD)
@@ -445,8 +480,15 @@ def winrate_section(run: Run) -> str:
 
 
 def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:
-    """Counts of each value of column per config and match-up."""
-    return frame.group_by(*KEYS, column).agg(pl.len().alias("n")).sort(*KEYS, column).collect()
+    """Counts of each value of column per config and match-up (grouped on the stored codes,
+    text cast to strings only in the small result)."""
+    counts = frame.group_by(*KEYS, column).agg(pl.len().alias("n")).collect()
+    return _plain(counts.lazy()).collect().sort(*KEYS, column)
+
+
+def _stored(run: Run) -> pl.LazyFrame:
+    """The games as stored (text categorical): grouping on codes, not on a string a row."""
+    return pl.scan_parquet(list(run.parts)) if run.parts else run.games
 
 
 def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[float]:
@@ -458,7 +500,7 @@ def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[flo
 
 def distribution_section(run: Run) -> str:
     """Final scores by seat and game length, as histograms per config and match-up."""
-    games = run.games
+    games = _stored(run)
     cells = (
         games.group_by(KEYS)
         .agg(
@@ -469,8 +511,9 @@ def distribution_section(run: Run) -> str:
             pl.col("turns").mean().alias("mean_turns"),
             pl.col("turns").median().alias("median_turns"),
         )
-        .sort(KEYS)
         .collect()
+        .with_columns(pl.col(KEYS).cast(pl.String))
+        .sort(KEYS)
     )
     counts = {c: histogram(games, c) for c in ("score_first", "score_second", "turns")}
     counts["end_reason"] = histogram(games, "end_reason")
@@ -533,8 +576,10 @@ def line_control_section(run: Run) -> str:
     shares = {
         f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
     }
-    counted = tallies(frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
-    table = frame.group_by("config").agg(aggs).collect().join(counted, on="config")
+    counted = _tallies(run, frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
+    stored = _stored(run).select(*KEYS, "pair", "game", *columns)
+    table = stored.group_by("config").agg(aggs).collect()
+    table = table.with_columns(pl.col("config").cast(pl.String)).join(counted, on="config")
     table = table.sort("config")
     rows, notes = [], []
     for r in table.iter_rows(named=True):
@@ -587,34 +632,27 @@ def line_note(r: dict, columns: list[str]) -> str:
     )
 
 
-CARD_QUANTITIES = {
-    "played": ((pl.col("winner") == pl.col("seat")) & (pl.col("played") > 0), pl.col("played") > 0),
-    "not": ((pl.col("winner") == pl.col("seat")) & (pl.col("played") == 0), pl.col("played") == 0),
-}
+CARD_RATES = {"played": "won_played", "not": "won_unplayed"}  # html name -> tally name
 
 
 def card_table(run: Run) -> pl.DataFrame:
     """Per config, match-up and kind: seat-games that played it or not, their wins, the
     tallies of both win rates over the games' units, and the cell's games and seeds."""
     assert run.cards is not None
-    cells = run.games.group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
-    winners = run.games.select(*KEYS, "game", "pair", "winner")
-    won = pl.col("winner") == pl.col("seat")
-    played = pl.col("played") > 0
-    joined = run.cards.join(winners, on=[*KEYS, "game"])
-    counts = joined.group_by(*KEYS, "kind").agg(
-        played.sum().alias("n_played"),
-        (won & played).sum().alias("k_played"),
-        (~played).sum().alias("n_not"),
-        (won & ~played).sum().alias("k_not"),
-    )
-    counted = tallies(joined, [*KEYS, "kind"], CARD_QUANTITIES)
-    return (
-        counts.collect()
-        .join(counted, on=[*KEYS, "kind"])
-        .join(cells.collect(), on=KEYS)
-        .sort(*KEYS, "kind")
-    )
+    cells = _stored(run).group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
+    cells = cells.with_columns(pl.col(KEYS).cast(pl.String))
+    sums = card_sums(run.cards, by_strategy=False)
+    columns = [pl.col(KEYS), pl.col("kind")]
+    for name, rate in CARD_RATES.items():
+        columns += [
+            pl.col(f"{rate}_z").alias(f"n_{name}"),
+            pl.col(f"{rate}_y").alias(f"k_{name}"),
+            *(pl.col(f"{rate}_{m}").alias(f"{name}:{m}") for m in MOMENTS),
+        ]
+    return sums.select(columns).join(cells.collect(), on=KEYS).sort(*KEYS, "kind")
+
+
+MOMENTS = ("units", "y", "z", "yy", "zz", "yz")
 
 
 def card_difference(r: dict) -> Difference | str:

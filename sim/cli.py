@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -447,6 +448,12 @@ def run(
         bool, typer.Option("--quiet", "-q", help="No start line or progress display (cron)")
     ] = False,
     decision_timeout: DecisionTimeout = 10.0,
+    per_game_cards: Annotated[
+        bool,
+        typer.Option(
+            "--per-game-cards", help="Also write the cards table, one row per game and seat"
+        ),
+    ] = False,
 ) -> None:
     """Play every config x match-up for many seeded games and write Parquet tables to --out.
 
@@ -462,6 +469,8 @@ def run(
     if backend == "dask" and importlib.util.find_spec("dask") is None:
         fail("--backend dask needs dask: pip install -e '.[cluster]'")
     the_plan = _plan(plan, config, players, games, seed, swap, chunk_size)
+    if per_game_cards:
+        the_plan = dataclasses.replace(the_plan, per_game_cards=True)
     for c in the_plan.configs:
         for warning in c.warnings:
             typer.echo(f"warning: {warning}", err=True)

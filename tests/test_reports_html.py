@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 import typer
+from card_reference import long_cards
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -29,7 +30,6 @@ from reports.html import (
 from reports.stats import Difference
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.schema import cards_long
 from sim.stats import Estimate
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -40,7 +40,7 @@ CHROMIUM_FLAGS = [
 
 
 def make_run(folder: Path, games: int, configs=("base",)) -> Path:
-    plan = make_plan(list(configs), ["random,random"], games, 1, True, 1000)
+    plan = make_plan(list(configs), ["random,random"], games, 1, True, 1000, per_game_cards=True)
     return execute(plan, folder, workers=1).out
 
 
@@ -118,7 +118,8 @@ def test_line_control_shares_match_a_direct_count(page: str, games: pl.DataFrame
 
 
 def test_card_impact_counts_match_a_direct_count(run_dir: Path, games: pl.DataFrame) -> None:
-    cards = cards_long(pl.read_parquet(run_dir / "cards" / "*.parquet"))
+    wide = pl.read_parquet(run_dir / "cards" / "*.parquet")
+    cards = long_cards(wide, ["PRINT", "GOSUB"])
     winner = dict(
         zip(zip(games["config"], games["game"], strict=True), games["winner"], strict=True)
     )
