@@ -1,0 +1,134 @@
+"""How every report prints a number: a rate, an interval, a difference, a p-value, a verdict.
+
+One style for every command (summary, compare, sprt, card-impact, solo, bench, report), so a
+designer reads `51.2% [50.5, 51.9]` and `+1.8 pts [+1.5, +2.1]` the same way everywhere.
+Rates and rate differences are in percent and percentage points (pts) with one decimal;
+means with two. Tables built here never cut a number: a column is never narrower than its
+longest word, and long cells wrap at spaces instead.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+from sim.stats import p_text
+
+NO_CHANGE = "no detectable change"
+DASH = "—"
+
+
+def pct(x: float) -> str:
+    """'51.2%': a rate with one decimal."""
+    return DASH if math.isnan(x) else f"{100 * x:.1f}%"
+
+
+def interval(low: float, high: float, signed: bool = False, scale: float = 100.0) -> str:
+    """'[50.5, 51.9]' (or '[+1.5, +2.1]' when signed) in percent; '' without bounds."""
+    if math.isnan(low) or math.isnan(high):
+        return ""
+    form = "+.1f" if signed else ".1f"
+    return f"[{scale * low:{form}}, {scale * high:{form}}]"
+
+
+def rate(value: float, low: float, high: float) -> str:
+    """'51.2% [50.5, 51.9]': a rate with its interval."""
+    if math.isnan(value):
+        return DASH
+    return f"{pct(value)} {interval(low, high)}".rstrip()
+
+
+def pts(value: float, low: float = math.nan, high: float = math.nan) -> str:
+    """'+1.8 pts [+1.5, +2.1]': a difference of rates in percentage points."""
+    if math.isnan(value):
+        return DASH
+    return f"{100 * value:+.1f} pts {interval(low, high, signed=True)}".rstrip()
+
+
+def mean(value: float, low: float = math.nan, high: float = math.nan) -> str:
+    """'34.10 [33.90, 34.30]': a mean with its interval."""
+    if math.isnan(value):
+        return DASH
+    if math.isnan(low) or math.isnan(high):
+        return f"{value:.2f}"
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def mean_diff(value: float, low: float, high: float) -> str:
+    """'+0.52 [+0.10, +0.94]': a difference of means."""
+    if math.isnan(value):
+        return DASH
+    return f"{value:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+
+def p_value(p: float) -> str:
+    """'0.012', '<1e-16', or a dash for an untested row (sim.stats.p_text)."""
+    return p_text(p)
+
+
+def count(n: float) -> str:
+    """'20,000' (half points kept as '10,000.5')."""
+    return f"{n:,}" if n == int(n) else f"{n:,.1f}"
+
+
+def about(n: int) -> str:
+    """A count to two significant digits: '12,000', '1,300', '40'."""
+    if n < 100:
+        return f"{n:,}"
+    digits = len(str(n)) - 2
+    return f"{round(n, -digits):,}"
+
+
+def elo(value: float) -> str:
+    """'+35 Elo', spelled out at the infinities."""
+    if math.isnan(value):
+        return DASH
+    if math.isinf(value):
+        return f"{'+' if value > 0 else '-'}inf Elo"
+    return f"{value:+.0f} Elo"
+
+
+def width() -> int:
+    """The terminal's width (COLUMNS when set), 100 when stdout is not a terminal."""
+    if "COLUMNS" in os.environ:
+        try:
+            return max(40, int(os.environ["COLUMNS"]))
+        except ValueError:
+            pass
+    if sys.stdout.isatty():
+        return os.get_terminal_size().columns
+    return 100
+
+
+def console():
+    """A rich console as wide as the terminal (never a fixed 120 or 140 columns)."""
+    from rich.console import Console
+
+    return Console(width=width(), highlight=False)
+
+
+def fit(table) -> None:
+    """Make no column of a rich table narrower than its longest word, so a narrow terminal
+    wraps cells at spaces and never cuts a number in the middle."""
+    for column in table.columns:
+        words = [w for cell in column.cells for w in str(cell).split()]
+        words += str(column.header).split()
+        longest = max((len(_plain(w)) for w in words), default=1)
+        column.min_width = max(column.min_width or 0, longest)
+        column.overflow = "fold"
+
+
+def _plain(text: str) -> str:
+    """Text without rich markup ([yellow]...[/yellow])."""
+    from rich.text import Text
+
+    return Text.from_markup(text).plain
+
+
+def table(*columns: str, title: str | None = None, caption: str | None = None):
+    """A rich table in the one style: header, no empty note column; call fit() when full."""
+    from rich import box
+    from rich.table import Table
+
+    return Table(*columns, title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False)
