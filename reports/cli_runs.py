@@ -50,22 +50,79 @@ def _open(path: Path):
         _fail(str(exc))
 
 
+def _usage(message: str) -> NoReturn:
+    """One `error:` line on stderr and exit 2: an option value the command cannot take."""
+    from sim.cli import usage
+
+    usage(message)
+    raise typer.Exit(2)
+
+
+def checked_margin(margin: float) -> float:
+    """A margin in points strictly between 0 and 50, or a usage error."""
+    if not 0 < margin < 50:
+        _usage(f"--margin must be between 0 and 50 points, got {margin:g}")
+    return margin
+
+
+def _sections(show: str | None, detail: bool) -> tuple[str, ...]:
+    """The long sections to print after the board: --show names, or all with --detail."""
+    from reports.board import SECTIONS
+
+    if detail:
+        return SECTIONS
+    names = tuple(n.strip() for n in (show or "").split(",") if n.strip())
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown:
+        _usage(f"--show {','.join(unknown)}: no such section (choose from {', '.join(SECTIONS)})")
+    return names
+
+
+Margin = Annotated[
+    float,
+    typer.Option(
+        help="Points either side of 50% that count as balanced: a verdict says balanced "
+        "when the 95% interval lies within it (an equivalence test, TOST)"
+    ),
+]
+
+
 def summary(
     run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")],
-    cards: Annotated[bool, typer.Option(help="Include the per-card statistics")] = True,
+    margin: Margin = 1.0,
+    detail: Annotated[bool, typer.Option("--detail", help="Every section after the board")] = False,
+    show: Annotated[
+        str | None,
+        typer.Option(
+            metavar="SECTIONS",
+            help="Sections after the board, comma-separated: wins, outcomes, lines (tie-break "
+            "lines), ends (end reasons), turns, control (line control), cards",
+        ),
+    ] = None,
+    cards: Annotated[bool, typer.Option(help="Read the per-card statistics when shown")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")] = False,
 ) -> None:
-    """Win rates, tie-breaks, end reasons, turns, line control and cards per config and match-up.
+    """The balance board per config and match-up, with a verdict within --margin.
 
-    Every rate has its sample size and 95% interval; small samples are marked as such.
+    Then, with --detail or --show, win rates, tie-breaks, end reasons, turns, line control
+    and cards. Every rate has its sample size and 95% interval.
     """
     from reports.summary import RunFolderError, read_cards, render, summarize
 
+    checked_margin(margin)
+    sections = _sections(show, detail)
     folder = _open(run)
     try:
-        table = read_cards(folder) if cards else None
+        table = read_cards(folder) if cards and "cards" in sections else None
     except RunFolderError as exc:
         _fail(str(exc))
-    render(folder, summarize(folder, table), _console())
+    summaries = summarize(folder, table)
+    if as_json:
+        from reports.summary_json import to_json
+
+        typer.echo(json.dumps(to_json(folder, summaries, margin, sections), indent=2))
+        return
+    render(folder, summaries, _console(), margin, sections)
 
 
 def compare(

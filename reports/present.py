@@ -108,13 +108,15 @@ def console():
     return Console(width=width(), highlight=False)
 
 
-def fit(table) -> None:
-    """Make no column of a rich table narrower than its longest word, so a narrow terminal
-    wraps cells at spaces and never cuts a number in the middle."""
-    for column in table.columns:
-        words = [w for cell in column.cells for w in str(cell).split()]
-        words += str(column.header).split()
-        longest = max((len(_plain(w)) for w in words), default=1)
+def fit(table, whole: tuple[int, ...] = ()) -> None:
+    """Make no column of a rich table narrower than its longest word (its longest line for
+    the columns numbered in whole), so a narrow terminal wraps cells at spaces and never
+    cuts a number in the middle."""
+    for i, column in enumerate(table.columns):
+        cells = [_plain(str(cell)) for cell in column.cells]
+        words = [w for c in cells for w in (c.splitlines() if i in whole else c.split())]
+        words += _plain(str(column.header)).split()
+        longest = max((len(w) for w in words), default=1)
         column.min_width = max(column.min_width or 0, longest)
         column.overflow = "fold"
 
@@ -127,8 +129,24 @@ def _plain(text: str) -> str:
 
 
 def table(*columns: str, title: str | None = None, caption: str | None = None):
-    """A rich table in the one style: header, no empty note column; call fit() when full."""
-    from rich import box
+    """A compact rich table (one space between columns, a bold header, no box); call fit()
+    when it is full."""
     from rich.table import Table
 
-    return Table(*columns, title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False)
+    return Table(
+        *columns,
+        title=title,
+        caption=caption,
+        box=None,
+        header_style="bold underline",
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
+
+
+def drop_empty(table, header: str) -> None:
+    """Remove the column named header when no row has anything in it (an empty note column
+    would take width in every table)."""
+    for column in list(table.columns):
+        if column.header == header and not any(_plain(str(c)).strip() for c in column.cells):
+            table.columns.remove(column)
