@@ -125,15 +125,25 @@ def summary(
     render(folder, summaries, _console(), margin, sections)
 
 
+CHANGED = 3
+"""The exit code of `compare --fail-on-change` when a primary row changed (1 is an error)."""
+
+
 def compare(
     runs: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="RUN_A RUN_B", help="Two run folders A and B", show_default=False),
+        typer.Argument(
+            metavar="RUN_A [RUN_B]",
+            help="Two run folders A and B, or one run with --config A --config B",
+            show_default=False,
+        ),
     ] = None,
     config: Annotated[
         list[str] | None,
         typer.Option(
-            metavar="NAME", help="Run these two configs first, then compare them (give it twice)"
+            metavar="NAME",
+            help="Give it twice: with one RUN, compare two of its configs (paired on their "
+            "shared seeds); with no RUN, play the two configs first, then compare them",
         ),
     ] = None,
     players: Annotated[
@@ -159,33 +169,67 @@ def compare(
     ] = False,
     fail_on_change: Annotated[
         bool,
-        typer.Option("--fail-on-change", help="Exit 1 when any Holm-significant change is found"),
+        typer.Option(
+            "--fail-on-change",
+            help="Exit 3 when a primary row (first-seat rate, A's score) changed significantly "
+            "after Holm; 1 stays an error, 2 a usage error",
+        ),
     ] = False,
 ) -> None:
-    """Compare two runs row by row: values, difference, p-value and Holm correction.
+    """Which of two runs (or two configs of one run) is closer to balanced, then every row
+    compared: values, difference, p-value and Holm correction.
 
-    Same seeds and seats in both runs: paired game by game; otherwise unpaired.
+    Same seeds and seats in both: paired pair by pair; otherwise unpaired.
     """
     if as_json and markdown:
-        _fail("choose one of --json and --markdown")
-    if config:
+        _usage("choose one of --json and --markdown")
+    if config and len(config) != 2:
+        _usage(f"--config must be given exactly twice (A and B), got {len(config)}")
+    if config and runs and len(runs) == 1:
+        _no_play_options(players, games, seed, workers, out, "with one RUN and --config")
+        changes = _report_configs(runs[0], config, as_json, markdown)
+    elif config:
         if runs:
-            _fail("give two run folders or two --config, not both")
-        if len(config) != 2:
-            _fail(f"--config must be given exactly twice (A and B), got {len(config)}")
+            _usage("give two run folders, one run and two --config, or two --config; not both")
         with _folder(out) as where:
             folders = _play(config, players, games, seed, workers, where, overwrite)
             changes = _report(*folders, as_json, markdown)
     else:
-        named = {"--players": players, "--games": games, "--seed": seed, "--workers": workers}
-        given = [k for k, v in {**named, "--out": out}.items() if v is not None and v != []]
-        if given:
-            _fail(f"{', '.join(given)}: only used with --config X --config Y")
+        _no_play_options(players, games, seed, workers, out, "only used with --config X --config Y")
         if not runs or len(runs) != 2:
-            _fail("give two run folders A B, or --config X --config Y to play them first")
+            _usage("give two run folders A B, or --config X --config Y to play them first")
         changes = _report(runs[0], runs[1], as_json, markdown)
     if fail_on_change and changes:
-        raise typer.Exit(1)
+        raise typer.Exit(CHANGED)
+
+
+def _no_play_options(players, games, seed, workers, out, why: str) -> None:
+    """A usage error when options that only play new runs are given without playing."""
+    named = {"--players": players, "--games": games, "--seed": seed, "--workers": workers}
+    given = [k for k, v in {**named, "--out": out}.items() if v is not None and v != []]
+    if given:
+        _usage(f"{', '.join(given)}: {why}")
+
+
+def _report_configs(run: Path, configs: list[str], as_json: bool, markdown: bool) -> int:
+    """Compare two configs of one run folder; the number of significant primary changes."""
+    import polars as pl
+
+    from reports.summary import RunFolder
+
+    folder = _open(run)
+    have = set(folder.games["config"].unique().to_list())
+    missing = [c for c in configs if c not in have]
+    if missing:
+        _fail(f"{run}: no config {', '.join(missing)} (it has {', '.join(sorted(have))})")
+    if configs[0] == configs[1]:
+        _usage(f"--config {configs[0]} twice: name two different configs of {run}")
+    a, b = (
+        RunFolder(folder.path, folder.manifest, folder.games.filter(pl.col("config") == c))
+        for c in configs
+    )
+    labels = (f"{run} [config {configs[0]}]", f"{run} [config {configs[1]}]")
+    return _print(a, b, as_json, markdown, labels)
 
 
 @contextmanager
@@ -200,11 +244,16 @@ def _folder(out: Path | None) -> Iterator[Path]:
 
 def _report(a: Path, b: Path, as_json: bool, markdown: bool) -> int:
     """Compare two folders, print in the chosen format; the number of significant changes."""
+    return _print(_open(a), _open(b), as_json, markdown)
+
+
+def _print(a, b, as_json: bool, markdown: bool, labels: tuple[str, str] | None = None) -> int:
+    """Compare two run folders (or views of one), print; the significant primary changes."""
     from reports.compare import compare_runs, render, to_json, to_markdown
 
-    comparison = compare_runs(_open(a), _open(b))
+    comparison = compare_runs(a, b, labels=labels)
     if not comparison.cells:
-        _fail(f"{a} and {b} have no config and match-up in common to compare")
+        _fail(f"{a.path} and {b.path} have no config and match-up in common to compare")
     if as_json:
         typer.echo(json.dumps(to_json(comparison), indent=2))
     elif markdown:
