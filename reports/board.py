@@ -102,8 +102,8 @@ def _styled(v: Verdict) -> str:
 
 
 def strategy_lines(board: list[BoardRow]) -> list[str]:
-    """'base · greedy,random: favours greedy by +12.0 [+11.2, +12.8] (+84 Elo)' per cell of
-    two different strategies."""
+    """'base · greedy vs random: favours greedy by +28.3 [+27.7, +28.9], +223 Elo' (A's score
+    above 50%) per cell of two different strategies."""
     from reports.stats import elo_from_score
 
     out = []
@@ -113,8 +113,7 @@ def strategy_lines(board: list[BoardRow]) -> list[str]:
         e = r.a_score.estimate
         elo = present.elo(elo_from_score(e.value)) if 0 < e.value < 1 else ""
         out.append(
-            f"{r.cell.config} · {r.a} vs {r.b}: A's score {r.strategies.text()}"
-            + (f" ({elo})" if elo else "")
+            f"{r.cell.config} · {r.a} vs {r.b}: {r.strategies.text()}" + (f", {elo}" if elo else "")
         )
     return out
 

@@ -71,6 +71,7 @@ def sprt(
     ] = None,
     seed: Annotated[int, typer.Option(help="Master seed")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")] = False,
 ) -> None:
     """Sequential test of A against B on seat-swapped seed pairs, stopping when it decides.
 
@@ -99,6 +100,11 @@ def sprt(
         result = run_sprt(loaded, a, b, _seed(seed), settings, progress)
     except SprtError as exc:
         fail(str(exc))
+    if as_json:
+        from reports import shapes
+
+        _echo_json(shapes.sprt(result, a, b, settings, loaded.name, seed))
+        return
     typer.echo(f"SPRT {a} (A) against {b} (B) on {loaded.name}, master seed {seed}")
     for line in describe(result, a, b, settings):
         typer.echo(line)
@@ -113,6 +119,7 @@ def card_impact(
     games: Annotated[int, typer.Option(help="Games on each deck (seat-swapped pairs)")] = 20_000,
     seed: Annotated[int, typer.Option(help="Master seed")] = 0,
     players: Annotated[str, typer.Option(help="Strategies A,B")] = "random,random",
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")] = False,
 ) -> None:
     """Replay the same seeds with every copy of a card swapped for another kind (BLANK).
 
@@ -138,41 +145,47 @@ def card_impact(
         impact = measure(loaded, swap, a, b, games, _seed(seed))
     except (CardImpactError, SprtError) as exc:
         fail(str(exc))
+    if as_json:
+        from reports import shapes
+
+        _echo_json(shapes.card_impact(impact, loaded.name, seed, a, b))
+        return
     _print_impact(impact, loaded.name, seed, a, b)
+
+
+def _echo_json(data: dict) -> None:
+    """One JSON document on stdout."""
+    import json
+
+    typer.echo(json.dumps(data, indent=2))
 
 
 def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
     """The comparison as a table, with its sample and a plain verdict per row."""
-    from rich.console import Console
-    from rich.table import Table
-
+    from reports import present
     from sim.cards import NAMES
-    from sim.stats import p_text
 
     swap = impact.swap
     title = (
         f"{config}: {swap.copies} {NAMES[swap.card]} -> {NAMES[swap.replacement]} per deck; "
         f"{a} (A) vs {b} (B), master seed {seed}"
     )
-    table = Table(
-        "measure", "original", "swapped", "change [95%]", "p", "Holm p", "verdict", title=title
+    table = present.table(
+        "measure", "original", "swapped", "change [95% CI]", "p", "Holm p", "verdict", title=title
     )
     for m in impact.measures:
-        rate = m.name != "mean turns"
-        show = (lambda v: f"{100 * v:.1f}%") if rate else (lambda v: f"{v:.2f}")
-        step = (lambda v: f"{100 * v:+.1f}") if rate else (lambda v: f"{v:+.2f}")
         d = m.change
-        change = f"{step(d.estimate)} [{step(d.low)}, {step(d.high)}]" + (" pts" if rate else "")
+        if m.name != "mean turns":
+            shown = present.pct(m.original), present.pct(m.swapped)
+            change = present.pts(d.estimate, d.low, d.high)
+        else:
+            shown = f"{m.original:.2f}", f"{m.swapped:.2f}"
+            change = present.mean_diff(d.estimate, d.low, d.high)
         table.add_row(
-            m.name,
-            show(m.original),
-            show(m.swapped),
-            change,
-            p_text(d.p_value),
-            p_text(m.holm_p),
-            m.verdict,
+            m.name, *shown, change, present.p_value(d.p_value), present.p_value(m.holm_p), m.verdict
         )
-    console = Console()
+    present.fit(table)
+    console = present.console()
     console.print(table)
     console.print(
         f"sample: {impact.games:,} games per deck ({impact.pairs:,} seat-swapped seed pairs, "
