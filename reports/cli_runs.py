@@ -104,8 +104,8 @@ def summary(
 ) -> None:
     """The balance board per config and match-up, with a verdict within --margin.
 
-    Then, with --detail or --show, win rates, tie-breaks, end reasons, turns, line control
-    and cards. Every rate has its sample size and 95% interval.
+    With --detail or --show: win rates, tie-breaks, end reasons, turns, line control, cards.
+    Every rate has its sample size and 95% interval.
     """
     from reports.summary import RunFolderError, read_cards, render, summarize
 
@@ -176,9 +176,9 @@ def compare(
         ),
     ] = False,
 ) -> None:
-    """Which of two runs (or two configs of one run) is closer to balanced, then every row
-    compared: values, difference, p-value and Holm correction.
+    """Which of two runs (or two configs of one run) is closer to balanced, then each row.
 
+    Every row: values, difference, p-value and Holm correction.
     Same seeds and seats in both: paired pair by pair; otherwise unpaired.
     """
     if as_json and markdown:

@@ -621,8 +621,8 @@ def solo(
 ) -> None:
     """Solo mode: each CPU level (1-4) against each strategy as the human (docs/RULES.md 8).
 
-    Shows the human's win rate with a 95% interval and a verdict within --margin, why games
-    end, and their length.
+    Shows the human's win rate with a 95% interval and a verdict within --margin.
+    Also why games end, and their length.
     """
     from reports import present, shapes
     from reports.cli_runs import checked_margin
