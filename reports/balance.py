@@ -42,8 +42,8 @@ class Closer:
     def text(self, name_a: str = "A", name_b: str = "B") -> str:
         """One sentence a designer can act on."""
         adv = (
-            f"first-seat advantage {_adv(self.b)} in {name_b}, {_adv(self.a)} in {name_a}; "
-            f"distance from 50% changes by {present.pts(*_triple(self.diff))}"
+            f"first-seat advantage {_adv(self.a)} in {name_a}, {_adv(self.b)} in {name_b}; "
+            f"its distance from 50%, {name_b} - {name_a}: {present.pts(*_triple(self.diff))}"
         )
         if not self.answer:
             return f"neither is detectably closer to balanced: {adv}"

@@ -22,7 +22,7 @@ from scipy import stats as sps
 
 from reports import present
 from reports.balance import Closer, closer
-from reports.present import fit
+from reports.present import drop, fit
 from reports.stats import (
     Difference,
     holm,
@@ -416,18 +416,21 @@ def render(c: Comparison, console: Console) -> None:
             "verdict",
             title=f"{cell.configs} · {cell.matchup} · {cell.pairing}; n = {n_a} in A, {n_b} in B",
         )
+        shown = present.stack if console.width < 120 else str
         for row in cell.rows:
             table.add_row(
                 f"{row.metric}{' (primary)' if row.family == 'primary' else ''}",
-                _side_text(row.a, row.rate),
-                _side_text(row.b, row.rate),
-                _diff_text(row.diff, row.rate),
+                shown(_side_text(row.a, row.rate)),
+                shown(_side_text(row.b, row.rate)),
+                shown(_diff_text(row.diff, row.rate)),
                 _p(row),
                 p_text(row.holm_p),
                 row.verdict,
                 style="bold red" if row.significant else None,
             )
-        fit(table)
+        if console.width < 100:  # Holm's p is the one that decides; the raw p waits for room
+            drop(table, "p")
+        fit(table, whole=(1, 2, 3), width=console.width)
         console.print(table)
     for note in c.notes:
         console.print(f"[yellow]note:[/yellow] {note}", highlight=False)

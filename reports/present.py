@@ -108,17 +108,44 @@ def console():
     return Console(width=width(), highlight=False)
 
 
-def fit(table, whole: tuple[int, ...] = ()) -> None:
-    """Make no column of a rich table narrower than its longest word (its longest line for
-    the columns numbered in whole), so a narrow terminal wraps cells at spaces and never
-    cuts a number in the middle."""
+def fit(table, whole: tuple[int, ...] = (), width: int | None = None) -> None:
+    """Give every column of a rich table a width, so that the table fits `width` (the
+    terminal's) if it can, no column is narrower than its longest word (its longest line for
+    the columns numbered in whole), and cells wrap at spaces: a number is never cut. Rich's
+    own squeezing ignores minimum widths, hence this."""
+    lows, highs = [], []
     for i, column in enumerate(table.columns):
-        cells = [_plain(str(cell)) for cell in column.cells]
+        cells = [_plain(str(c)) for c in column.cells]
+        lines = [line for c in cells for line in c.splitlines()] + [
+            line for line in _plain(str(column.header)).splitlines()
+        ]
         words = [w for c in cells for w in (c.splitlines() if i in whole else c.split())]
         words += _plain(str(column.header)).split()
-        longest = max((len(w) for w in words), default=1)
-        column.min_width = max(column.min_width or 0, longest)
+        lows.append(max((len(w) for w in words), default=1))
+        highs.append(max((len(line) for line in lines), default=1))
+    room = (width or globals()["width"]()) - _overhead(table)
+    for column, w in zip(table.columns, _share(lows, highs, room), strict=True):
+        column.width = w
         column.overflow = "fold"
+
+
+def _share(lows: list[int], highs: list[int], room: int) -> list[int]:
+    """Column widths: each its natural width when all fit in room, else its minimum plus a
+    share of what is left in proportion to how much wider it would like to be."""
+    if sum(highs) <= room:
+        return highs
+    spare, wants = room - sum(lows), [h - lo for lo, h in zip(lows, highs, strict=True)]
+    if spare <= 0 or not sum(wants):
+        return lows
+    widths = [lo + spare * want // sum(wants) for lo, want in zip(lows, wants, strict=True)]
+    return [min(w, h) for w, h in zip(widths, highs, strict=True)]
+
+
+def _overhead(table) -> int:
+    """The characters a rich table adds around its cells: box edges, dividers, padding (rich
+    keeps the edge padding in its sums even with pad_edge off, so it is counted here too)."""
+    _, right, _, left = table.padding
+    return table._extra_width + (left + right) * len(table.columns)  # rich pads every column
 
 
 def _plain(text: str) -> str:
@@ -144,9 +171,27 @@ def table(*columns: str, title: str | None = None, caption: str | None = None):
     )
 
 
+def drop(table, header: str) -> None:
+    """Remove the column named header (an optional column a narrow terminal has no room for)."""
+    table.columns[:] = [c for c in table.columns if c.header != header]
+    _reindex(table)
+
+
 def drop_empty(table, header: str) -> None:
     """Remove the column named header when no row has anything in it (an empty note column
     would take width in every table)."""
     for column in list(table.columns):
         if column.header == header and not any(_plain(str(c)).strip() for c in column.cells):
             table.columns.remove(column)
+    _reindex(table)
+
+
+def _reindex(table) -> None:
+    """Renumber the columns after one is removed: rich pads and styles a column by its index."""
+    for i, column in enumerate(table.columns):
+        column._index = i
+
+
+def stack(text: str) -> str:
+    """'51.2% [50.5, 51.9]' as two lines, the interval under the value (narrow tables)."""
+    return text.replace(" [", "\n[", 1)

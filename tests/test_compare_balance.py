@@ -90,3 +90,19 @@ def test_unpaired_distance_change_agrees_with_its_paired_one_in_sign():
     assert result.answer == "B"
     assert result.diff.high < 0 and not result.diff.paired
     assert np.isclose(result.a.value, a["winner"].eq("first").mean())
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_compare_tables_fit_and_cut_no_number(run, columns):
+    args = (str(run), "--config", "tilted", "--config", "even")
+    result = CliRunner().invoke(cli(), ["compare", *args], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= columns
+    words = set(result.stdout.split())
+    (cell,) = json.loads(invoke(*args, "--json").stdout)["cells"]
+    for row in cell["rows"]:
+        d = row["difference"]
+        if row["kind"] == "rate":
+            assert f"[{100 * d['low']:+.1f}," in words, row["metric"]
+            assert f"{100 * d['high']:+.1f}]" in words, row["metric"]
+            assert f"{100 * row['a']['value']:.1f}%" in words, row["metric"]

@@ -95,7 +95,7 @@ def test_a_fitted_table_never_cuts_a_number(columns):
     cells = ("variants", present.rate(0.5123, 0.5051, 0.5195), present.pts(0.0182, 0.015, 0.021))
     for _ in range(3):
         t.add_row(*cells, "inconclusive: about 12,000 more pairs would decide")
-    present.fit(t)
+    present.fit(t, width=columns)
     console = Console(width=columns, record=True)
     console.print(t)
     text = console.export_text()
