@@ -542,9 +542,7 @@ def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> str:
         + plots.histogram(
             scores, score_series, "final score (points)", f"Final scores by seat, {tag}, {n}"
         )
-        + plots.histogram(
-            lengths, length_series, "game length (turns)", f"Game length, {tag}, {n}"
-        )
+        + plots.histogram(lengths, length_series, "game length (turns)", f"Game length, {tag}, {n}")
     )
 
 

@@ -28,8 +28,12 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     plt.rcParams.update(
-        {"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
-         "axes.spines.right": False}  # fmt: skip
+        {
+            "svg.fonttype": "none",
+            "font.size": 9,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }  # fmt: skip
     )
     return plt
 
@@ -69,7 +73,7 @@ def forest(
         ax.axvspan(-band, band, color=BAND, alpha=0.7, lw=0, label=f"balanced: ±{band:g} pts")
         ax.legend(loc="lower right", fontsize=8, frameon=False)
     ax.axvline(0, color="#1a202c", lw=0.8, ls="--")
-    for i, ((name, value, low, high), y) in enumerate(zip(points, ys, strict=True)):
+    for i, ((_, value, low, high), y) in enumerate(zip(points, ys, strict=True)):
         colour = colours[i] if colours else FIRST
         ax.plot([low, high], [y, y], color=colour, lw=2)
         ax.plot([value], [y], "o", color=colour, ms=5)
