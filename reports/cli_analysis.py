@@ -195,20 +195,58 @@ def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
 
 
 def report(
-    run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RUN [RUN_B]",
+            help="A run folder written by `sim run`; two to compare them on one page",
+        ),
+    ],
     out: Annotated[Path, typer.Option(help="The HTML file to write")] = Path("report.html"),
+    margin: Annotated[
+        float, typer.Option(help="Points either side of 50% shown as the balanced band")
+    ] = 1.0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Say what was written as JSON, to stdout")
+    ] = False,
 ) -> None:
-    """Write one self-contained HTML report of a run, each figure with its sample size.
+    """Write one self-contained HTML report of a run (or of two runs compared).
 
-    It shows win rates, distributions, line control and card impact.
+    It shows the first-seat advantage with the margin band, A's score, distributions, line
+    control and cards.
     """
+    from reports.cli_runs import checked_margin
     from reports.html import ReportError, write_report
+    from reports.html_compare import write_comparison
     from sim.runner.verify import reader_warnings
 
+    checked_margin(margin)
+    if len(runs) > 2:
+        from sim.cli import usage
+
+        usage(f"give one run folder, or two to compare; got {len(runs)}")
     try:
-        written = write_report(run, out)
+        if len(runs) == 2:
+            written = write_comparison(runs[0], runs[1], out, margin)
+        else:
+            written = write_report(runs[0], out, margin)
     except ReportError as exc:
         fail(str(exc))
-    for note in reader_warnings(run):
-        typer.echo(f"warning: {note}", err=True)
+    for run in runs:
+        for note in reader_warnings(run):
+            typer.echo(f"warning: {note}", err=True)
+    if as_json:
+        page = written.read_text(encoding="utf-8")
+        _echo_json(
+            {
+                "command": "report",
+                "shape": 1,
+                "runs": [str(r) for r in runs],
+                "out": str(written),
+                "bytes": written.stat().st_size,
+                "figures": page.count("<svg"),
+                "margin_pts": margin,
+            }
+        )
+        return
     typer.echo(f"wrote {written}")
