@@ -212,8 +212,8 @@ def report(
 ) -> None:
     """Write one self-contained HTML report of a run (or of two runs compared).
 
-    It shows the first-seat advantage with the margin band, A's score, distributions, line
-    control and cards.
+    It shows the first-seat advantage with the margin band, A's score, and distributions.
+    Then line control and cards.
     """
     from reports.cli_runs import checked_margin
     from reports.html import ReportError, write_report
