@@ -403,7 +403,7 @@ def advantage_points(rows: list[dict], quantity: str) -> list[plots.Point]:
     out = []
     for r in rows:
         e = estimate(r, quantity)
-        tag = f"{r['config']} · {r['matchup']}"
+        tag = f"{r['config']} · {r['matchup']} ({present.count(e.units)} {e.unit}s)"
         out.append((tag, 100 * (e.value - 0.5), 100 * (e.low - 0.5), 100 * (e.high - 0.5)))
     return out
 

@@ -71,7 +71,7 @@ def forest(
     ys = list(range(len(points)))[::-1]
     if band is not None:
         ax.axvspan(-band, band, color=BAND, alpha=0.7, lw=0, label=f"balanced: ±{band:g} pts")
-        ax.legend(loc="lower right", fontsize=8, frameon=False)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     ax.axvline(0, color="#1a202c", lw=0.8, ls="--")
     for i, ((_, value, low, high), y) in enumerate(zip(points, ys, strict=True)):
         colour = colours[i] if colours else FIRST
