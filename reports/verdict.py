@@ -6,8 +6,9 @@ sim.stats (the pair as the unit), the verdict is:
   balanced     the interval lies inside 50% ± m: two one-sided tests (TOST), each at 2.5%;
   favours X    the interval lies wholly beyond the margin on X's side;
   inconclusive otherwise, with about how many more units (pairs) would decide it: the size
-               at which a new interval, centred on today's estimate with today's per-unit
-               variance, clears the margin with 80% chance (the usual sample-size formula).
+               at which the interval clears the margin with 80% predictive chance, allowing
+               for today's estimate (and per-unit variance) being off by its own error; 50%
+               chance when today's evidence cannot promise 80% at any size.
 The same logic serves the first seat against the second, strategy A against B, and a solo
 level's human against the CPU.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from reports import present
 from sim.stats import Tally, rate, z_score
@@ -114,11 +116,38 @@ def decide(
 
 def more_units(t: Tally, advantage: float, margin: float, confidence: float = 0.95) -> int:
     """About how many more units would put the interval clear of the margin with POWER
-    chance, were the estimate and its per-unit variance the truth: ((z + z_power) s / d)^2
-    units in all, d the estimate's distance from the margin, s^2 the per-unit variance."""
+    chance (50% when the evidence so far cannot promise POWER at any size). The chance is
+    predictive: it allows for today's estimate being off the truth by its own error, so a
+    small first sample asks for more than the plain sample-size formula would."""
     spread = t.variance() * t.units  # the variance of the rate is spread / units
     distance = abs(abs(advantage) - margin)
-    if not (distance > 0 and math.isfinite(spread)):
+    if not (distance > 0 and spread > 0 and math.isfinite(spread)):
         return MORE_CAP
-    needed = (z_score(confidence) + z_score(2 * POWER - 1)) ** 2 * spread / distance**2
-    return min(MORE_CAP, max(1, math.ceil(needed - t.units)))
+    for target in (POWER, 0.5):
+        m = _smallest(
+            lambda more, aim=target: chance(more, t.units, spread, distance, confidence) >= aim
+        )
+        if m is not None:
+            return m
+    return MORE_CAP
+
+
+def chance(more: int, units: int, spread: float, distance: float, confidence: float) -> float:
+    """The predictive chance that with `more` units the interval clears the margin on the
+    estimate's side: the final estimate is normal around today's with variance
+    spread * more / (units * total); it must lie z * sqrt(spread / total) beyond the margin."""
+    total = units + more
+    z = z_score(confidence)
+    sd = math.sqrt(spread * more / (units * total))
+    return NormalDist().cdf((distance - z * math.sqrt(spread / total)) / sd)
+
+
+def _smallest(ok) -> int | None:
+    """The smallest m in 1..MORE_CAP with ok(m) (ok is monotone), None when there is none."""
+    if not ok(MORE_CAP):
+        return None
+    low, high = 1, MORE_CAP
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if ok(mid) else (mid + 1, high)
+    return low
