@@ -19,6 +19,13 @@ def fail(message: str) -> NoReturn:
     cli_fail(message)
 
 
+def usage(message: str) -> NoReturn:
+    """sim.cli.usage (exit 2: an option value the command cannot take), imported late."""
+    from sim.cli import usage as cli_usage
+
+    cli_usage(message)
+
+
 def register(app: typer.Typer) -> None:
     """Add sprt, card-impact and report to app."""
     app.command("sprt")(sprt)
@@ -38,18 +45,21 @@ def _players(spec: str | None) -> tuple[str, str]:
     from sim.players import PlayerError, parse_players
 
     if spec is None:
-        fail("no match-up given (--players A,B, e.g. random,random)")
+        usage("no match-up given (--players A,B, e.g. random,random)")
     try:
-        return parse_players(spec)
+        a, b = parse_players(spec)
     except PlayerError as exc:
-        fail(str(exc))
-    raise AssertionError("unreachable")
+        usage(str(exc))
+    if any(name.startswith("cpu") for name in (a, b)):
+        usage("--players: the CPU card only plays the second seat, so it cannot play "
+              "seat-swapped pairs")  # fmt: skip
+    return a, b
 
 
 def _seed(seed: int) -> int:
     """A master seed in range, or a clean failure."""
     if not 0 <= seed < 2**64:
-        fail(f"--seed must be in 0..2**64-1, got {seed}")
+        usage(f"--seed must be in 0..2**64-1, got {seed}")
     return seed
 
 
@@ -83,8 +93,12 @@ def sprt(
     a, b = _players(players)
     loaded = _config(config)
     if batch < 100:
-        fail(f"--batch must be at least 100 games, got {batch}")
+        usage(f"--batch must be at least 100 games, got {batch}")
     settings = SprtSettings(elo0, elo1, alpha, beta, batch, max_games)
+    try:
+        settings.check()
+    except SprtError as exc:
+        usage(str(exc))
 
     def progress(status) -> None:
         if not quiet:
@@ -96,7 +110,6 @@ def sprt(
             )
 
     try:
-        settings.check()
         result = run_sprt(loaded, a, b, _seed(seed), settings, progress)
     except SprtError as exc:
         fail(str(exc))
@@ -131,13 +144,16 @@ def card_impact(
     from reports.sprt import SprtError
 
     if card is None:
-        fail("no card given (--card KIND, e.g. --card PRINT)")
+        usage("no card given (--card KIND, e.g. --card PRINT)")
     a, b = _players(players)
     loaded = _config(config)
     if games < 4:
-        fail(f"--games must be at least 4 (two seed pairs), got {games}")
+        usage(f"--games must be at least 4 (two seed pairs), got {games}")
     try:
         swap = swap_card(loaded, card, swap_for)
+    except CardImpactError as exc:
+        usage(str(exc))  # the --card or --swap-for value cannot be used with this deck
+    try:
         for note in swap.notes:
             typer.echo(f"note: {note}", err=True)
         for warning in swap.config.warnings:
