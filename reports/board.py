@@ -77,7 +77,8 @@ def table(board: list[BoardRow], margin: float):
         "tie-\nbreak",
         "turns",
         f"verdict\n(±{margin:.1f} pts)",
-        title="Balance board: first-seat advantage, 95% intervals",
+        title=f"Balance board: {sum(r.cell.games for r in board):,} games, first-seat "
+        "advantage, 95% intervals",
     )
     for r in board:
         s = r.cell

@@ -7,23 +7,11 @@ Only typer is imported here; everything heavy is imported inside the commands, s
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
-
-def fail(message: str) -> NoReturn:
-    """sim.cli.fail, imported when called: sim.cli imports this module while it loads."""
-    from sim.cli import fail as cli_fail
-
-    cli_fail(message)
-
-
-def usage(message: str) -> NoReturn:
-    """sim.cli.usage (exit 2: an option value the command cannot take), imported late."""
-    from sim.cli import usage as cli_usage
-
-    cli_usage(message)
+from sim.cli.common import fail, load_config, usage
 
 
 def register(app: typer.Typer) -> None:
@@ -35,8 +23,6 @@ def register(app: typer.Typer) -> None:
 
 def _config(name: str):
     """A loaded config, its warnings echoed; a config error fails cleanly."""
-    from sim.cli import load_config
-
     return load_config(name)
 
 
@@ -238,8 +224,6 @@ def report(
 
     checked_margin(margin)
     if len(runs) > 2:
-        from sim.cli import usage
-
         usage(f"give one run folder, or two to compare; got {len(runs)}")
     try:
         if len(runs) == 2:

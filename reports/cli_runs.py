@@ -12,9 +12,11 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
+
+from sim.cli.common import fail, usage
 
 
 def register(app: typer.Typer) -> None:
@@ -23,12 +25,7 @@ def register(app: typer.Typer) -> None:
     app.command("compare")(compare)
 
 
-def _fail(message: str) -> NoReturn:
-    """One `error:` line on stderr and exit 1 (sim.cli.fail, imported late to avoid a cycle)."""
-    from sim.cli import fail
-
-    fail(message)
-    raise typer.Exit(1)  # fail() always exits; this line only tells type checkers so
+_fail = fail
 
 
 def _console():
@@ -50,12 +47,7 @@ def _open(path: Path):
         _fail(str(exc))
 
 
-def _usage(message: str) -> NoReturn:
-    """One `error:` line on stderr and exit 2: an option value the command cannot take."""
-    from sim.cli import usage
-
-    usage(message)
-    raise typer.Exit(2)
+_usage = usage
 
 
 def checked_margin(margin: float) -> float:

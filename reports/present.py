@@ -90,7 +90,8 @@ def elo(value: float) -> str:
 
 
 def width() -> int:
-    """The terminal's width (COLUMNS when set), 100 when stdout is not a terminal."""
+    """The terminal's width (COLUMNS when set); 200 when stdout is not a terminal (a file or
+    a pipe has no width to fit, and unwrapped lines grep better)."""
     if "COLUMNS" in os.environ:
         try:
             return max(40, int(os.environ["COLUMNS"]))
@@ -98,7 +99,7 @@ def width() -> int:
             pass
     if sys.stdout.isatty():
         return os.get_terminal_size().columns
-    return 100
+    return 200
 
 
 def console():

@@ -1,18 +1,27 @@
-"""The `sim` command line. Heavy modules are imported inside commands to keep --help instant."""
+"""The `sim` command line's app and its commands (sim.cli.common holds what commands share;
+the report commands register from reports/). Heavy modules are imported inside commands to
+keep --help instant."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-USAGE = 2  # the exit code of a command line that cannot be run as given
-FAILURE = 1  # the exit code of a command that was understood but failed
-IN_MEMORY = 5_000_000  # games bench and solo hold at once: about 160 bytes each
+from sim.cli.common import (  # noqa: F401 - sim.cli re-exports them
+    FAILURE,
+    IN_MEMORY,
+    USAGE,
+    DecisionTimeout,
+    checked_seed,
+    fail,
+    load_config,
+    usage,
+)
 
 
 class SimGroup(TyperGroup):
@@ -88,42 +97,6 @@ app.add_typer(rules_app, name="rules")
 app.add_typer(strategies_app, name="strategies")
 
 
-DecisionTimeout = Annotated[
-    float,
-    typer.Option(
-        help="Seconds a Python strategy may spend in one call (a decision, __init__, "
-        "start_game, end_game) before the run stops with its failure; 0: no limit. "
-        "Not enforced on the dask backend",
-        min=0,
-        max=86_400,  # a day; the timer takes no more than the platform's time_t
-    ),
-]
-
-
-def fail(message: str) -> NoReturn:
-    """One clear line on stderr and exit 1: a command understood but failed (a file that
-    cannot be used, a run that stops)."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(FAILURE)
-
-
-def usage(message: str) -> NoReturn:
-    """One clear line on stderr and exit 2: an option's value the command cannot take."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(USAGE)
-
-
-def checked_seed(seed: int) -> int:
-    """A seed in the one range every command takes (64-bit words), or a usage error."""
-    from sim.runner.plan import UsageError, check_numbers
-
-    try:
-        check_numbers(seed=seed)
-    except UsageError as exc:
-        usage(str(exc))
-    return seed
-
-
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -148,18 +121,6 @@ def _main_options(
     ] = False,
 ) -> None:
     """Simulate and analyse the card game One Zero One (rules: docs/RULES.md)."""
-
-
-def load_config(name: str):
-    from sim.config import ConfigError, load
-
-    try:
-        config = load(name)
-    except ConfigError as exc:
-        fail(str(exc))
-    for warning in config.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    return config
 
 
 @configs_app.command("list")
@@ -229,8 +190,7 @@ def strategies_check(
 
     It checks legal choices, untouched inputs, determinism, blindness and pickling.
     """
-    from rich.console import Console
-
+    from reports import present
     from sim.conformance import run_checks
     from sim.guard import timeout
     from sim.players import PlayerError, parse_player
@@ -242,7 +202,7 @@ def strategies_check(
             results = run_checks(load_config(config), spec, games)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
-    console = Console(width=120)
+    console = present.console()
     for name, problems in results.items():
         verdict = "[green]pass[/]" if not problems else "[red]FAIL[/]"
         console.print(f"{verdict}  {name}")
