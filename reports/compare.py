@@ -18,10 +18,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 from scipy import stats as sps
 
+from reports import present
+from reports.balance import Closer, closer
 from reports.paired import line_up, pair_parts
+from reports.present import drop, fit
 from reports.stats import (
     Difference,
     holm,
@@ -29,7 +31,7 @@ from reports.stats import (
     paired_difference,
     rate_difference,
 )
-from reports.summary import END_ORDER, RunFolder, a_score, cells, pct
+from reports.summary import END_ORDER, RunFolder, a_score, cells
 from reports.tally import from_row, part_tallies, tallies, unit, unit_name
 from sim.runner.categories import ENDS
 from sim.stats import Estimate, Tally, p_text, unit_text
@@ -37,7 +39,7 @@ from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
 
 ALPHA = 0.05
-NO_CHANGE = "no detectable change"
+NO_CHANGE = present.NO_CHANGE
 PAIR_KEYS = ["game", "seed"]
 SEATS = ["first", "second", "swapped"]
 
@@ -99,6 +101,7 @@ class CellComparison:
     n_b: int
     rows: list[Row]
     units: tuple[str, str] = ("game", "game")  # what each run's intervals count
+    balance: Closer | None = None  # which of the two is closer to balanced
 
     @property
     def configs(self) -> str:
@@ -116,6 +119,12 @@ class Comparison:
     cells: list[CellComparison]
     notes: list[str] = field(default_factory=list)
     alpha: float = ALPHA
+    labels: tuple[str, str] | None = None  # how to name A and B (default: their paths)
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """What A and B stand for: the two run folders, or two configs of one run."""
+        return self.labels or (str(self.a), str(self.b))
 
     @property
     def rows(self) -> list[Row]:
@@ -377,7 +386,8 @@ def _compare_whole(
         row.family = family
         rows.append(row)
     n_a, n_b = rows[0].a.games, rows[0].b.games
-    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units)
+    balance = closer(fa, fb, paired)
+    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
     return cell, notes + _hash_notes(fa, fb, where)
 
 
@@ -426,7 +436,9 @@ def _hash_notes(fa: pl.DataFrame, fb: pl.DataFrame, where: str) -> list[str]:
     return notes
 
 
-def compare_runs(a: RunFolder, b: RunFolder, alpha: float = ALPHA) -> Comparison:
+def compare_runs(
+    a: RunFolder, b: RunFolder, alpha: float = ALPHA, labels: tuple[str, str] | None = None
+) -> Comparison:
     """Compare every matching cell, then apply Holm over the primary rows of all cells (the
     gate), and separately over the secondary rows."""
     matched, notes = match_cells(a, b)
@@ -437,7 +449,7 @@ def compare_runs(a: RunFolder, b: RunFolder, alpha: float = ALPHA) -> Comparison
         notes += cell_notes
         if cell is not None:
             compared.append(cell)
-    comparison = Comparison(a.path, b.path, compared, notes, alpha)
+    comparison = Comparison(a.path, b.path, compared, notes, alpha, labels)
     for family in ("primary", "secondary"):  # separate families: secondary never pads the gate
         rows = comparison.family(family)
         for row, (adjusted, rejected) in zip(
@@ -453,15 +465,15 @@ def compare_runs(a: RunFolder, b: RunFolder, alpha: float = ALPHA) -> Comparison
 def _side_text(side: Side, rate: bool) -> str:
     """'51.2% [50.5, 51.9]' or '34.10 [33.90, 34.30]'."""
     if rate:
-        return f"{pct(side.value)} [{100 * side.low:.1f}, {100 * side.high:.1f}]"
-    return f"{side.value:.2f} [{side.low:.2f}, {side.high:.2f}]"
+        return present.rate(side.value, side.low, side.high)
+    return present.mean(side.value, side.low, side.high)
 
 
 def _diff_text(d: Difference, rate: bool) -> str:
-    """'+1.3 pts [0.4, 2.2]' for rates, '+0.52 [0.10, 0.94]' for means."""
+    """'+1.3 pts [+0.4, +2.2]' for rates, '+0.52 [+0.10, +0.94]' for means."""
     if rate:
-        return f"{100 * d.estimate:+.1f} pts [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"
-    return f"{d.estimate:+.2f} [{d.low:+.2f}, {d.high:+.2f}]"
+        return present.pts(d.estimate, d.low, d.high)
+    return present.mean_diff(d.estimate, d.low, d.high)
 
 
 def _p(row: Row) -> str:
@@ -484,31 +496,53 @@ def _headline(c: Comparison) -> str:
     )
 
 
+def balance_lines(c: Comparison) -> list[str]:
+    """Per cell, which of A and B is closer to balanced (the designer's first question)."""
+    return [
+        f"{cell.configs} · {cell.matchup}: {cell.balance.text()}"
+        for cell in c.cells
+        if cell.balance is not None
+    ]
+
+
 def render(c: Comparison, console: Console) -> None:
-    """Rich tables, one per cell, significant rows highlighted."""
-    console.print(f"A = {c.a}\nB = {c.b}", highlight=False)
+    """Which is closer to balanced first, then one table per cell, significant rows
+    highlighted."""
+    console.print(f"A = {c.names[0]}\nB = {c.names[1]}", highlight=False, markup=False)
+    console.rule("[bold]Closer to balanced?[/bold]")
+    for line in balance_lines(c):
+        console.print(line, highlight=False, markup=False)
+    console.rule("[bold]Rows that changed[/bold]")
     for cell in c.cells:
-        table = Table(
+        n_a, n_b = (
+            unit_text(side.n, u)
+            for side, u in zip((cell.rows[0].a, cell.rows[0].b), cell.units, strict=True)
+        )
+        table = present.table(
             "metric",
-            f"A [95% CI] (n = {unit_text(cell.rows[0].a.n, cell.units[0])})",
-            f"B [95% CI] (n = {unit_text(cell.rows[0].b.n, cell.units[1])})",
+            "A [95% CI]",
+            "B [95% CI]",
             "B − A [95% CI]",
             "p",
             "Holm p",
             "verdict",
-            title=f"{cell.configs} · {cell.matchup} · {cell.pairing}",
+            title=f"{cell.configs} · {cell.matchup} · {cell.pairing}; n = {n_a} in A, {n_b} in B",
         )
+        shown = present.stack if console.width < 120 else str
         for row in cell.rows:
             table.add_row(
                 f"{row.metric}{' (primary)' if row.family == 'primary' else ''}",
-                _side_text(row.a, row.rate),
-                _side_text(row.b, row.rate),
-                _diff_text(row.diff, row.rate),
+                shown(_side_text(row.a, row.rate)),
+                shown(_side_text(row.b, row.rate)),
+                shown(_diff_text(row.diff, row.rate)),
                 _p(row),
                 p_text(row.holm_p),
                 row.verdict,
                 style="bold red" if row.significant else None,
             )
+        if console.width < 100:  # Holm's p is the one that decides; the raw p waits for room
+            drop(table, "p")
+        fit(table, whole=(1, 2, 3), width=console.width)
         console.print(table)
     for note in c.notes:
         console.print(f"[yellow]note:[/yellow] {note}", highlight=False)
@@ -520,7 +554,9 @@ def to_markdown(c: Comparison) -> str:
     lines = [
         f"**{_headline(c)}**",
         "",
-        f"A = `{c.a}`, B = `{c.b}`",
+        f"A = `{c.names[0]}`, B = `{c.names[1]}`",
+        "",
+        *(f"- {line}" for line in balance_lines(c)),
         "",
         "| config | match-up | pairing | metric | A [95% CI] | B [95% CI] | B − A [95% CI] | p "
         "| Holm p | verdict |",
@@ -559,8 +595,8 @@ def to_json(c: Comparison) -> dict:
         }
 
     return {
-        "a": str(c.a),
-        "b": str(c.b),
+        "a": c.names[0],
+        "b": c.names[1],
         "alpha": c.alpha,
         "correction": "holm, primary and secondary families apart",
         "rows_compared": len(c.rows),
@@ -577,6 +613,7 @@ def to_json(c: Comparison) -> dict:
                 "pairing": cell.pairing,
                 "games_a": cell.n_a,
                 "games_b": cell.n_b,
+                "balance": None if cell.balance is None else cell.balance.to_json(),
                 "rows": [
                     {
                         "metric": row.metric,

@@ -19,7 +19,10 @@ from rich.console import Console
 from rich.table import Table
 from scipy import stats as sps
 
+from reports import present
+from reports.present import drop_empty, fit
 from reports.tally import CARD_RATES, card_sums, card_tally, from_row, part_tallies
+from reports.verdict import DEFAULT_MARGIN
 from sim.runner import storage
 from sim.runner.categories import ENDS
 from sim.runner.lock import holder
@@ -326,6 +329,7 @@ class CellSummary:
     control: list[LineControl]
     cards: list[CardStats]
     unit: str = "game"  # what the intervals count: "pair" or "game"
+    first_score: Proportion | None = None  # the first seat's score (a draw half a win)
 
 
 def a_won() -> pl.Expr:
@@ -374,6 +378,7 @@ def summarize(run: RunFolder, cards: pl.DataFrame | None = None) -> list[CellSum
                 [LineControl(v, *(p[f"line:{v}:{s}"] for s in CONTROL)) for v in lines[config]],
                 card_stats.get((config, matchup), []),
                 unit,
+                p[FIRST_SCORE],
             )
         )
     return out
@@ -381,6 +386,7 @@ def summarize(run: RunFolder, cards: pl.DataFrame | None = None) -> list[CellSum
 
 CONTROL = ("first", "second", "nobody")
 A_SCORE = "win:A score"  # shown as "A (its name) score"
+FIRST_SCORE = "seat:first score"
 
 
 def _shown(name: str, row: dict) -> bool:
@@ -425,6 +431,7 @@ def cell_quantities(seen: dict, lines: list[int]) -> dict:
         "win:first seat": (winner == "first", None),
         "win:second seat": (winner == "second", None),
         "win:draw": (winner == "draw", None),
+        FIRST_SCORE: (first_score(), None),
         A_SCORE: (a_score(), None),
         **{f"outcome:{v}": (outcome == v, None) for v in ("points", "tiebreak", "draw")},
         **{f"end:{v}": (pl.col("end_reason").cast(pl.String) == v, None) for v in ends},
@@ -441,6 +448,12 @@ def cell_quantities(seen: dict, lines: list[int]) -> dict:
         q[f"line:{v}:second"] = (held == "second", None)
         q[f"line:{v}:nobody"] = (held.is_null() | ~held.is_in(["first", "second"]), None)
     return q
+
+
+def first_score() -> pl.Expr:
+    """The first seat's points in a game: 1 for a win, half for a draw."""
+    winner = pl.col("winner")
+    return (winner == "first").cast(pl.Float64) + 0.5 * (winner == "draw").cast(pl.Float64)
 
 
 def a_score() -> pl.Expr:
@@ -477,25 +490,19 @@ def _card_stats(unit: str, cards: pl.DataFrame) -> dict[tuple[str, str], list[Ca
 # --- rendering -----------------------------------------------------------------------------
 
 
-def pct(x: float) -> str:
-    """A rate as a percentage with one decimal."""
-    return "—" if math.isnan(x) else f"{100 * x:.1f}%"
+pct = present.pct
 
 
 def rate_text(p: Proportion) -> str:
     """'51.2% [50.5, 51.9]' for a proportion with its interval."""
     if not p.n:
-        return "—"
-    low, high = p.interval
-    return f"{pct(p.rate)} [{100 * low:.1f}, {100 * high:.1f}]"
+        return present.DASH
+    return present.rate(p.rate, *p.interval)
 
 
 def mean_text(m: Mean) -> str:
-    """'34.1 [33.9, 34.3]' for a mean with its interval."""
-    low, high = m.interval
-    if math.isnan(low):
-        return "—" if math.isnan(m.mean) else f"{m.mean:.2f}"
-    return f"{m.mean:.2f} [{low:.2f}, {high:.2f}]"
+    """'34.10 [33.90, 34.30]' for a mean with its interval."""
+    return present.mean(m.mean, *m.interval)
 
 
 def _note(*notes: str) -> str:
@@ -504,25 +511,50 @@ def _note(*notes: str) -> str:
     return f"[yellow]{text}[/yellow]" if text else ""
 
 
-def render(run: RunFolder, summaries: list[CellSummary], console: Console) -> None:
-    """Print every cell's tables, each stating its sample sizes."""
+def render(
+    run: RunFolder,
+    summaries: list[CellSummary],
+    console: Console,
+    margin: float = DEFAULT_MARGIN,
+    show: tuple[str, ...] = (),
+) -> None:
+    """The balance board first; then the sections named in show (every one: SECTIONS)."""
+    from reports import board
+
     for warning in run.warnings():
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}", highlight=False)
+    rows = board.rows(summaries, margin)
+    console.print(board.table(rows, margin))
+    for line in board.strategy_lines(rows):
+        console.print(line, highlight=False)
+    console.print(board.legend(margin), highlight=False, style="dim")
+    if show:
+        render_sections(run, summaries, console, show)
+
+
+def render_sections(
+    run: RunFolder, summaries: list[CellSummary], console: Console, show: tuple[str, ...]
+) -> None:
+    """Every cell's long tables named in show, each stating its sample sizes."""
+    sections = {
+        "wins": _wins_table,
+        "outcomes": _outcomes_table,
+        "lines": _tiebreak_table,
+        "ends": _ends_table,
+        "turns": _turns_table,
+        "control": _control_table,
+        "cards": _cards_table,
+    }
     for s in summaries:
         pairs = f", {s.games // 2:,} seat-swapped pairs" if _swapped(run) else ""
         console.rule(f"[bold]{s.config}[/bold] · {s.matchup} · {s.games:,} games{pairs}")
         if s.unit == "pair" and replays(s.matchup):
             console.print(REPLAY_NOTE.format(strategy=s.matchup.partition(",")[0]), highlight=False)
-        for table in (
-            _wins_table(s),
-            _outcomes_table(s),
-            _tiebreak_table(s),
-            _ends_table(s),
-            _turns_table(s),
-            _control_table(s),
-            _cards_table(s),
-        ):
+        for name, make in sections.items():
+            table = make(s) if name in show else None
             if table is not None:
+                drop_empty(table, "note")
+                fit(table)
                 console.print(table)
     units = {s.unit for s in summaries}
     unit = (

@@ -212,7 +212,7 @@ def test_mean_notes_small_samples():
 
 
 def test_summary_prints_hand_counts_with_sizes_and_small_sample_notes(tiny):
-    result = invoke("summary", str(tiny))
+    result = invoke("summary", str(tiny), "--detail")
     assert result.exit_code == 0, result.output
     rows = {tuple(r[:3]): r for r in table_rows(result.output)}
     first = rows[("first seat", "4", "8")]
@@ -227,7 +227,7 @@ def test_summary_prints_hand_counts_with_sizes_and_small_sample_notes(tiny):
 
 
 def test_summary_without_cards(tiny):
-    result = invoke("summary", str(tiny), "--no-cards")
+    result = invoke("summary", str(tiny), "--no-cards", "--detail")
     assert result.exit_code == 0, result.output
     assert "SAVE" not in result.output
 
@@ -248,7 +248,7 @@ def real_run(tmp_path_factory) -> Path:
 
 
 def test_summary_of_a_real_run_agrees_with_its_tables(real_run):
-    result = invoke("summary", str(real_run))
+    result = invoke("summary", str(real_run), "--detail")
     assert result.exit_code == 0, result.output
     games = pl.read_parquet(real_run / "games" / "*.parquet")
     winrates = pl.read_parquet(real_run / "winrates.parquet")
@@ -336,5 +336,5 @@ def test_deterministic_self_play_counts_each_replayed_pair_once(tmp_path):
     assert cell.wins["A (greedy) score"].interval == (0.5, 0.5)  # A takes one game of each pair
     stored = pl.read_parquet(out / "winrates.parquet").row(0, named=True)
     assert (stored["first_low"], stored["first_high"]) == pytest.approx(first.interval)
-    result = invoke("summary", str(out))
+    result = invoke("summary", str(out), "--detail")
     assert "greedy is deterministic and plays itself" in result.output
