@@ -203,25 +203,40 @@ def _no_play_options(players, games, seed, workers, out, why: str) -> None:
         _usage(f"{', '.join(given)}: {why}")
 
 
+def parts_of(folder, config: str, scratch: Path) -> tuple[Path, ...]:
+    """The verified parts of one config. The runner writes one cell to a part, so its
+    parts are picked whole; a hand-made part of several configs is filtered into scratch."""
+    import polars as pl
+
+    cells = folder.part_cells
+    if all(cell is not None for cell in cells.values()):
+        return tuple(p for p in folder.parts if cells[p][0] == config)
+    only = scratch / f"{len(list(scratch.iterdir()))}.parquet"
+    folder.scan().filter(pl.col("config").cast(pl.String) == config).sink_parquet(only)
+    return (only,)
+
+
 def _report_configs(run: Path, configs: list[str], as_json: bool, markdown: bool) -> int:
     """Compare two configs of one run folder; the number of significant primary changes."""
-    import polars as pl
 
     from reports.summary import RunFolder
 
     folder = _open(run)
-    have = set(folder.games["config"].unique().to_list())
+    have = {config for config, _ in folder.cells}
     missing = [c for c in configs if c not in have]
     if missing:
         _fail(f"{run}: no config {', '.join(missing)} (it has {', '.join(sorted(have))})")
     if configs[0] == configs[1]:
         _usage(f"--config {configs[0]} twice: name two different configs of {run}")
-    a, b = (
-        RunFolder(folder.path, folder.manifest, folder.games.filter(pl.col("config") == c))
-        for c in configs
-    )
     labels = (f"{run} [config {configs[0]}]", f"{run} [config {configs[1]}]")
-    return _print(a, b, as_json, markdown, labels)
+    with tempfile.TemporaryDirectory(prefix="sim-compare-") as scratch:
+        a, b = (
+            RunFolder(
+                folder.path, folder.manifest, parts_of(folder, c, Path(scratch)), folder.columns
+            )
+            for c in configs
+        )
+        return _print(a, b, as_json, markdown, labels)
 
 
 @contextmanager

@@ -324,8 +324,18 @@ def compare_cell(
             row.test = f"the complement of {rows[-1].metric}"
         row.family = family
         rows.append(row)
-    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units)
+    balance = closer(*(_seat_results(parts) for parts in (parts_a, parts_b)), paired)
+    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
     return cell, notes + _part_hash_notes(parts_a, parts_b, where)
+
+
+def _seat_results(parts: list[Path]) -> pl.DataFrame:
+    """The three columns `closer` reads of a cell's games (who won, pair, game): a few
+    bytes a game, where the whole cell would be a hundred."""
+    frame = pl.concat([pl.scan_parquet(p) for p in parts], how="diagonal_relaxed")
+    if "pair" not in frame.collect_schema().names():  # games played without seat swapping
+        frame = frame.with_columns(pl.lit(None, pl.Int64).alias("pair"))
+    return frame.select("winner", "pair", "game").collect()
 
 
 def _cell_parts(run: RunFolder, config: str, matchup: str) -> list[Path] | None:
