@@ -1,5 +1,6 @@
 """A small Parquet writer for the run's part files: columns straight from NumPy arrays, one
-row group, one page per column, no compression.
+row group, one page per column, no compression, each column's null count, min and max
+in the footer.
 
 Why not pyarrow's writer: at ~400,000 games/s per core its general-purpose encoding took
 ~100 ms per 100,000-game chunk against ~250 ms of playing. Part columns are dictionary
