@@ -301,3 +301,21 @@ def test_readers_name_the_damage_when_no_part_of_a_table_verifies(run):
     assert "every games part is damaged or missing" in line and "rerun" in line
     line = assert_exit_1(cli("report", str(run), "--out", str(run.parent / "r.html")))
     assert "every games part is damaged or missing" in line
+
+
+def test_a_chunk_whose_tallies_are_gone_is_named_not_called_empty(run):
+    for path in (run / "card_tallies").glob("*.parquet"):
+        path.unlink()
+    line = assert_exit_1(cli("summary", str(run)))
+    assert "every chunk has a damaged or missing part (card_tallies/part-c000-" in line
+
+
+def test_a_folder_of_an_older_sim_says_so(run):
+    """Before the card tallies a run wrote one long cards table; its chunks cannot count."""
+    manifest = storage.read_manifest(run)
+    (run / "card_tallies").rename(run / "cards")
+    for entry in manifest["chunks"].values():
+        entry["parts"]["cards"] = entry["parts"].pop("card_tallies")
+    storage.write_manifest(manifest, run)
+    line = assert_exit_1(cli("summary", str(run)))
+    assert "written by an older sim" in line and "--overwrite" in line
