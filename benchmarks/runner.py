@@ -101,7 +101,7 @@ def main() -> None:
             run = run_once(args, out)
             if number == args.rounds:  # the last run's files, for the details below
                 parts = {t: sum(p.stat().st_size for p in Path(out, t).glob("*.parquet"))
-                         for t in ("games", "cards")}  # fmt: skip
+                         for t in ("games", "card_tallies")}  # fmt: skip
                 chunks = json.loads(Path(out, "manifest.json").read_text())["chunks"].values()
         singles.append(bench(engine, args.bench_games).games_per_second)
         # the engine alone timed just before and just after each run: the machine's speed
@@ -139,7 +139,7 @@ def report_last(args, run: dict, parts: dict, chunks, single: float) -> None:
     )
     print(
         f"games table: {parts['games'] / args.games:.1f} bytes/game; "
-        f"cards table: {parts['cards'] / args.games:.1f} bytes/game"
+        f"card tallies: {parts['card_tallies'] / args.games:.2f} bytes/game"
     )
     cpu = run["cpu"]
     print(

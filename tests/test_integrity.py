@@ -78,14 +78,17 @@ def garble_decodably(path: Path) -> None:
     """Flip one byte so the file still reads, with other values: the worst damage."""
     original = path.read_bytes()
     before = pl.read_parquet(path)
-    for offset in range(len(original) // 2, len(original) - 200):
+    end = len(original) - int.from_bytes(original[-8:-4], "little") - 8  # the pages' end
+    for offset in [*range(end // 2, end), *range(4, end // 2)]:  # in the pages, not the footer
         garbled = bytearray(original)
         garbled[offset] ^= 0x04
         path.write_bytes(bytes(garbled))
         try:
             if not pl.read_parquet(path).equals(before):
                 return
-        except Exception:  # noqa: BLE001 - this flip broke decoding; try the next byte
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 - broke decoding (polars may panic); next byte
             continue
     raise AssertionError("no decodable garbling found")
 
@@ -298,3 +301,21 @@ def test_readers_name_the_damage_when_no_part_of_a_table_verifies(run):
     assert "every games part is damaged or missing" in line and "rerun" in line
     line = assert_exit_1(cli("report", str(run), "--out", str(run.parent / "r.html")))
     assert "every games part is damaged or missing" in line
+
+
+def test_a_chunk_whose_tallies_are_gone_is_named_not_called_empty(run):
+    for path in (run / "card_tallies").glob("*.parquet"):
+        path.unlink()
+    line = assert_exit_1(cli("summary", str(run)))
+    assert "every chunk has a damaged or missing part (card_tallies/part-c000-" in line
+
+
+def test_a_folder_of_an_older_sim_says_so(run):
+    """Before the card tallies a run wrote one long cards table; its chunks cannot count."""
+    manifest = storage.read_manifest(run)
+    (run / "card_tallies").rename(run / "cards")
+    for entry in manifest["chunks"].values():
+        entry["parts"]["cards"] = entry["parts"].pop("card_tallies")
+    storage.write_manifest(manifest, run)
+    line = assert_exit_1(cli("summary", str(run)))
+    assert "written by an older sim" in line and "--overwrite" in line

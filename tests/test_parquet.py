@@ -196,3 +196,22 @@ def test_columns_of_different_lengths_are_refused(tmp_path):
     ]
     with pytest.raises(ValueError, match="one length"):
         parquet.write(tmp_path / "x.parquet", columns, b"")
+
+
+@pytest.mark.parametrize(("config", "players", "swap"), CHUNKS[:3])
+def test_parts_carry_each_columns_null_count_min_and_max(tmp_path, config, players, swap):
+    """So readers can skip parts by value: what pyarrow reads from the footer is what the
+    column holds (text compared as UTF-8 bytes, integers as unsigned)."""
+    for table, columns in chunk(config, players, swap).items():
+        ours, _ = both_writers(tmp_path, table, columns)
+        frame = pl.read_parquet(ours).with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
+        meta = pq.ParquetFile(ours).metadata.row_group(0)
+        for i, name in enumerate(frame.columns):
+            stats, values = meta.column(i).statistics, frame[name]
+            if values.dtype == pl.Boolean:
+                continue
+            assert stats.null_count == values.null_count(), name
+            present = values.drop_nulls()
+            assert stats.has_min_max == (len(present) > 0), name
+            if len(present):
+                assert (stats.min, stats.max) == (present.min(), present.max()), name

@@ -338,3 +338,32 @@ def test_deterministic_self_play_counts_each_replayed_pair_once(tmp_path):
     assert (stored["first_low"], stored["first_high"]) == pytest.approx(first.interval)
     result = invoke("summary", str(out), "--detail")
     assert "greedy is deterministic and plays itself" in result.output
+
+
+@pytest.mark.parametrize("swap", [True, False])
+def test_part_by_part_tallies_equal_the_whole_tables(tmp_path, swap):
+    """The bounded reading (a query a part, pairs summed row by row) gives the tallies of
+    the whole games table grouped by unit, for pairs and for unpaired games."""
+    from reports.tally import part_tallies, tallies
+
+    plan = make_plan(["base", "101"], ["greedy,random"], 600, 4, swap, 200)
+    out = execute(plan, tmp_path / "r", workers=1).out
+    parts = sorted((out / "games").glob("*.parquet"))
+    winner = pl.col("winner")
+    quantities = {
+        "first": (winner == "first", None),
+        "turns": (pl.col("turns"), None),
+        "decided_first": (winner == "first", winner != "draw"),
+    }
+    keys = ["config", "matchup"]
+    mine = part_tallies(parts, keys, quantities, ["winner", "turns"]).sort(keys)
+    whole = pl.read_parquet(parts).with_columns(pl.col(keys).cast(pl.String))
+    expected = tallies(whole, keys, quantities).sort(keys)
+    assert len(parts) == 6 and mine.height == 2
+    assert (
+        mine.select(expected.columns)
+        .cast(pl.Float64, strict=False)
+        .drop(keys)
+        .equals(expected.cast(pl.Float64, strict=False).drop(keys))
+    )
+    assert mine["config"].to_list() == expected["config"].to_list()

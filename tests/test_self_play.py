@@ -12,7 +12,6 @@ from sim.engine import game as eg
 from sim.game import play_matchup
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.schema import cards_long
 from sim.runner.seeds import cell_key, game_seeds
 from sim.runner.worker import replays
 
@@ -26,7 +25,8 @@ def test_only_deterministic_built_ins_against_themselves_skip_the_replay():
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
 def test_recorded_replays_equal_played_games(tmp_path, strategy):
     matchup = f"{strategy},{strategy}"
-    out = execute(make_plan(["base"], [matchup], 600, 5, True, 200), tmp_path / "r", workers=1).out
+    plan = make_plan(["base"], [matchup], 600, 5, True, 200, per_game_cards=True)
+    out = execute(plan, tmp_path / "r", workers=1).out
     games = pl.read_parquet(out / "games" / "*.parquet").sort("game")
     seeds = game_seeds(cell_key(5, matchup), 0, 300).repeat(2)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), 300)
@@ -35,6 +35,9 @@ def test_recorded_replays_equal_played_games(tmp_path, strategy):
     assert (games["turns"].to_numpy() == played[:, eg.R_TURNS]).all()
     assert (games["score_first"].to_numpy() == played[:, eg.R_SCORE_FIRST]).all()
     assert (games["winner"].to_physical().to_numpy() == played[:, eg.R_WINNER]).all()
-    stored = cards_long(pl.read_parquet(out / "cards" / "*.parquet"))
-    drawn = stored.group_by("game").agg(pl.col("drawn").cast(pl.Int64).sum()).sort("game")
+    stored = pl.read_parquet(out / "cards" / "*.parquet")
+    drawn = stored.group_by("game").agg(
+        pl.sum_horizontal(pl.col("^.*_drawn$").cast(pl.Int64)).sum().alias("drawn")
+    )
+    drawn = drawn.sort("game")
     assert (drawn["drawn"].to_numpy() == cards[:, :, :, eg.C_DRAWN].sum(axis=(1, 2))).all()

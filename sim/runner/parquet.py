@@ -1,5 +1,6 @@
 """A small Parquet writer for the run's part files: columns straight from NumPy arrays, one
-row group, one page per column, no compression.
+row group, one page per column, no compression, each column's null count, min and max
+in the footer.
 
 Why not pyarrow's writer: at ~400,000 games/s per core its general-purpose encoding took
 ~100 ms per 100,000-game chunk against ~250 ms of playing. Part columns are dictionary
@@ -399,6 +400,7 @@ def _footer(columns: list[Column], chunks: list[dict], rows: int, arrow_schema: 
             (4, LIST, (STRUCT, [row_group])),
             (5, LIST, (STRUCT, [[(1, BINARY, b"ARROW:schema"), (2, BINARY, arrow_schema)]])),
             (6, BINARY, "sim part writer"),
+            (7, LIST, (STRUCT, [[(1, STRUCT, [])]] * len(columns))),  # TypeDefinedOrder
         ]
     )
 
@@ -440,8 +442,27 @@ def _chunk_struct(column: Column, meta: dict) -> list:
         (7, I64, meta["size"]),
         (9, I64, meta["data_offset"]),
         (11, I64, meta["dictionary_offset"]),
+        (12, STRUCT, _statistics(column)),
     ]
     return [(2, I64, meta["offset"]), (3, STRUCT, metadata)]
+
+
+def _statistics(column: Column) -> list | None:
+    """The chunk's null count, min and max (PLAIN bytes of the physical type; unsigned
+    order, as the footer's column orders say), so readers can skip parts by value."""
+    if column.bits == 1:
+        return None
+    present = column.values if column.valid is None else column.values[column.valid]
+    nulls = column.rows - len(present) * column.repeat
+    if not len(present):
+        return [(3, I64, nulls)]
+    if column.bits == 0:
+        used = sorted(column.dictionary[i].encode() for i in np.flatnonzero(np.bincount(present)))
+        low, high = used[0], used[-1]
+    else:
+        width = 8 if column.bits == 64 else 4
+        low, high = (int(v).to_bytes(width, "little") for v in (present.min(), present.max()))
+    return [(3, I64, nulls), (5, BINARY, high), (6, BINARY, low)]
 
 
 def _struct(fields: list) -> bytes:

@@ -135,12 +135,25 @@ def _stat_key(out: Path) -> tuple:
 def unreadable(out: Path, table: str) -> str | None:
     """Why a table with part files on disk has none a reader may count, or None."""
     check = reader_check(out)
-    bad = [w for w in [*check.damaged, *check.missing] if w.startswith(f"{table}/")]
-    if check.fine or not bad:
+    if any(w.startswith(f"{table}/") for w in check.fine):
         return None
+    every = [*check.damaged, *check.missing]
+    bad = [w for w in every if w.startswith(f"{table}/")]
+    if bad:
+        return (
+            f"{out}: cannot read the run's tables: every {table} part is damaged or missing "
+            f"({_few(bad)}); rerun its `sim run` command to replay them"
+        )
+    if not every:
+        return None
+    if not (out / storage.CARD_TALLIES).exists() and (out / storage.CARDS).exists():
+        return (
+            f"{out} was written by an older sim (per-game cards, no card tallies): replay it "
+            "with its `sim run` command and --overwrite"
+        )
     return (
-        f"{out}: cannot read the run's tables: every {table} part is damaged or missing "
-        f"({_few(bad)}); rerun its `sim run` command to replay them"
+        f"{out}: cannot read the run's tables: every chunk has a damaged or missing part "
+        f"({_few(every)}); rerun its `sim run` command to replay them"
     )
 
 
