@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.config import load
+from sim.engine.game import R_WINNER
 from sim.game import play_matchup
 from sim.runner import storage, tables
 from sim.runner.plan import Cell
@@ -35,6 +36,7 @@ def main() -> None:
     parser.add_argument("--config", default="base")
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--per-game-cards", action="store_true", help="write that table too")
     args = parser.parse_args()
     cell = Cell(0, load(args.config), "random", "greedy")
     seeds = np.arange(args.games, dtype=np.uint64)
@@ -51,17 +53,22 @@ def main() -> None:
             fields = tables.result_fields(out)
             games = tables.games_columns("bench", cell, 0, True, seeds, fields)
             storage.write_part(here, storage.GAMES, name, games, schemas[storage.GAMES])
-            card_rows = tables.cards_columns(cell, 0, True, cards)
-            storage.write_part(here, storage.CARDS, name, card_rows, schemas[storage.CARDS])
+            tally = tables.card_tally_columns(cell, True, cards, fields[R_WINNER], swapped)
+            storage.write_part(
+                here, storage.CARD_TALLIES, name, tally, schemas[storage.CARD_TALLIES]
+            )
+            if args.per_game_cards:
+                card_rows = tables.cards_columns(cell, 0, True, cards)
+                storage.write_part(here, storage.CARDS, name, card_rows, schemas[storage.CARDS])
 
         write_both()  # loads the compiled encoders
         write = cpu_times(write_both, args.repeat)
-        parts = (storage.GAMES, storage.CARDS)
+        parts = (storage.GAMES, storage.CARD_TALLIES, *([storage.CARDS] * args.per_game_cards))
         sizes = {t: storage.part_path(here, t, "0").stat().st_size for t in parts}
     best, median = write[0], write[len(write) // 2]
     print(f"{args.games:,} games of {args.config}: playing {play[0] * 1000:.0f} ms (best of 3)")
     print(
-        f"building and writing both parts: best {best * 1000:.1f} ms, median "
+        f"building and writing the parts: best {best * 1000:.1f} ms, median "
         f"{median * 1000:.1f} ms of {args.repeat} = {100 * best / play[0]:.0f}% of the playing"
     )
     print(", ".join(f"{t}: {size / args.games:.1f} bytes/game" for t, size in sizes.items()))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reports.present import NO_CHANGE
 from reports.sprt import pair_seeds, play_pairs
 from reports.stats import Difference, holm, paired_difference
 from sim.cards import (
@@ -63,9 +64,9 @@ class Measure:
 
     @property
     def verdict(self) -> str:
-        """'higher/lower with the swap' when Holm-significant, else no change detectable."""
+        """ "higher/lower with the swap" when Holm-significant, else no detectable change."""
         if not self.significant:
-            return "no change detectable"
+            return NO_CHANGE
         return ("higher" if self.change.estimate > 0 else "lower") + " with the swap"
 
 

@@ -7,16 +7,11 @@ Only typer is imported here; everything heavy is imported inside the commands, s
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
-
-def fail(message: str) -> NoReturn:
-    """sim.cli.fail, imported when called: sim.cli imports this module while it loads."""
-    from sim.cli import fail as cli_fail
-
-    cli_fail(message)
+from sim.cli.common import fail, load_config, usage
 
 
 def register(app: typer.Typer) -> None:
@@ -28,8 +23,6 @@ def register(app: typer.Typer) -> None:
 
 def _config(name: str):
     """A loaded config, its warnings echoed; a config error fails cleanly."""
-    from sim.cli import load_config
-
     return load_config(name)
 
 
@@ -38,18 +31,21 @@ def _players(spec: str | None) -> tuple[str, str]:
     from sim.players import PlayerError, parse_players
 
     if spec is None:
-        fail("no match-up given (--players A,B, e.g. random,random)")
+        usage("no match-up given (--players A,B, e.g. random,random)")
     try:
-        return parse_players(spec)
+        a, b = parse_players(spec)
     except PlayerError as exc:
-        fail(str(exc))
-    raise AssertionError("unreachable")
+        usage(str(exc))
+    if any(name.startswith("cpu") for name in (a, b)):
+        usage("--players: the CPU card only plays the second seat, so it cannot play "
+              "seat-swapped pairs")  # fmt: skip
+    return a, b
 
 
 def _seed(seed: int) -> int:
     """A master seed in range, or a clean failure."""
     if not 0 <= seed < 2**64:
-        fail(f"--seed must be in 0..2**64-1, got {seed}")
+        usage(f"--seed must be in 0..2**64-1, got {seed}")
     return seed
 
 
@@ -71,6 +67,7 @@ def sprt(
     ] = None,
     seed: Annotated[int, typer.Option(help="Master seed")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")] = False,
 ) -> None:
     """Sequential test of A against B on seat-swapped seed pairs, stopping when it decides.
 
@@ -82,8 +79,12 @@ def sprt(
     a, b = _players(players)
     loaded = _config(config)
     if batch < 100:
-        fail(f"--batch must be at least 100 games, got {batch}")
+        usage(f"--batch must be at least 100 games, got {batch}")
     settings = SprtSettings(elo0, elo1, alpha, beta, batch, max_games)
+    try:
+        settings.check()
+    except SprtError as exc:
+        usage(str(exc))
 
     def progress(status) -> None:
         if not quiet:
@@ -95,10 +96,14 @@ def sprt(
             )
 
     try:
-        settings.check()
         result = run_sprt(loaded, a, b, _seed(seed), settings, progress)
     except SprtError as exc:
         fail(str(exc))
+    if as_json:
+        from reports import shapes
+
+        _echo_json(shapes.sprt(result, a, b, settings, loaded.name, seed))
+        return
     typer.echo(f"SPRT {a} (A) against {b} (B) on {loaded.name}, master seed {seed}")
     for line in describe(result, a, b, settings):
         typer.echo(line)
@@ -113,6 +118,7 @@ def card_impact(
     games: Annotated[int, typer.Option(help="Games on each deck (seat-swapped pairs)")] = 20_000,
     seed: Annotated[int, typer.Option(help="Master seed")] = 0,
     players: Annotated[str, typer.Option(help="Strategies A,B")] = "random,random",
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")] = False,
 ) -> None:
     """Replay the same seeds with every copy of a card swapped for another kind (BLANK).
 
@@ -124,13 +130,16 @@ def card_impact(
     from reports.sprt import SprtError
 
     if card is None:
-        fail("no card given (--card KIND, e.g. --card PRINT)")
+        usage("no card given (--card KIND, e.g. --card PRINT)")
     a, b = _players(players)
     loaded = _config(config)
     if games < 4:
-        fail(f"--games must be at least 4 (two seed pairs), got {games}")
+        usage(f"--games must be at least 4 (two seed pairs), got {games}")
     try:
         swap = swap_card(loaded, card, swap_for)
+    except CardImpactError as exc:
+        usage(str(exc))  # the --card or --swap-for value cannot be used with this deck
+    try:
         for note in swap.notes:
             typer.echo(f"note: {note}", err=True)
         for warning in swap.config.warnings:
@@ -138,41 +147,47 @@ def card_impact(
         impact = measure(loaded, swap, a, b, games, _seed(seed))
     except (CardImpactError, SprtError) as exc:
         fail(str(exc))
+    if as_json:
+        from reports import shapes
+
+        _echo_json(shapes.card_impact(impact, loaded.name, seed, a, b))
+        return
     _print_impact(impact, loaded.name, seed, a, b)
+
+
+def _echo_json(data: dict) -> None:
+    """One JSON document on stdout."""
+    import json
+
+    typer.echo(json.dumps(data, indent=2))
 
 
 def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
     """The comparison as a table, with its sample and a plain verdict per row."""
-    from rich.console import Console
-    from rich.table import Table
-
+    from reports import present
     from sim.cards import NAMES
-    from sim.stats import p_text
 
     swap = impact.swap
     title = (
         f"{config}: {swap.copies} {NAMES[swap.card]} -> {NAMES[swap.replacement]} per deck; "
         f"{a} (A) vs {b} (B), master seed {seed}"
     )
-    table = Table(
-        "measure", "original", "swapped", "change [95%]", "p", "Holm p", "verdict", title=title
+    table = present.table(
+        "measure", "original", "swapped", "change [95% CI]", "p", "Holm p", "verdict", title=title
     )
     for m in impact.measures:
-        rate = m.name != "mean turns"
-        show = (lambda v: f"{100 * v:.1f}%") if rate else (lambda v: f"{v:.2f}")
-        step = (lambda v: f"{100 * v:+.1f}") if rate else (lambda v: f"{v:+.2f}")
         d = m.change
-        change = f"{step(d.estimate)} [{step(d.low)}, {step(d.high)}]" + (" pts" if rate else "")
+        if m.name != "mean turns":
+            shown = present.pct(m.original), present.pct(m.swapped)
+            change = present.pts(d.estimate, d.low, d.high)
+        else:
+            shown = f"{m.original:.2f}", f"{m.swapped:.2f}"
+            change = present.mean_diff(d.estimate, d.low, d.high)
         table.add_row(
-            m.name,
-            show(m.original),
-            show(m.swapped),
-            change,
-            p_text(d.p_value),
-            p_text(m.holm_p),
-            m.verdict,
+            m.name, *shown, change, present.p_value(d.p_value), present.p_value(m.holm_p), m.verdict
         )
-    console = Console()
+    present.fit(table)
+    console = present.console()
     console.print(table)
     console.print(
         f"sample: {impact.games:,} games per deck ({impact.pairs:,} seat-swapped seed pairs, "
@@ -182,20 +197,56 @@ def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
 
 
 def report(
-    run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RUN [RUN_B]",
+            help="A run folder written by `sim run`; two to compare them on one page",
+        ),
+    ],
     out: Annotated[Path, typer.Option(help="The HTML file to write")] = Path("report.html"),
+    margin: Annotated[
+        float, typer.Option(help="Points either side of 50% shown as the balanced band")
+    ] = 1.0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Say what was written as JSON, to stdout")
+    ] = False,
 ) -> None:
-    """Write one self-contained HTML report of a run, each figure with its sample size.
+    """Write one self-contained HTML report of a run (or of two runs compared).
 
-    It shows win rates, distributions, line control and card impact.
+    It shows the first-seat advantage with the margin band, A's score, and distributions.
+    Then line control and cards.
     """
+    from reports.cli_runs import checked_margin
     from reports.html import ReportError, write_report
+    from reports.html_compare import write_comparison
     from sim.runner.verify import reader_warnings
 
+    checked_margin(margin)
+    if len(runs) > 2:
+        usage(f"give one run folder, or two to compare; got {len(runs)}")
     try:
-        written = write_report(run, out)
+        if len(runs) == 2:
+            written = write_comparison(runs[0], runs[1], out, margin)
+        else:
+            written = write_report(runs[0], out, margin)
     except ReportError as exc:
         fail(str(exc))
-    for note in reader_warnings(run):
-        typer.echo(f"warning: {note}", err=True)
+    for run in runs:
+        for note in reader_warnings(run):
+            typer.echo(f"warning: {note}", err=True)
+    if as_json:
+        page = written.read_text(encoding="utf-8")
+        _echo_json(
+            {
+                "command": "report",
+                "shape": 1,
+                "runs": [str(r) for r in runs],
+                "out": str(written),
+                "bytes": written.stat().st_size,
+                "figures": page.count("<svg"),
+                "margin_pts": margin,
+            }
+        )
+        return
     typer.echo(f"wrote {written}")

@@ -18,9 +18,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 from scipy import stats as sps
 
+from reports import present
+from reports.balance import Closer, closer
+from reports.paired import line_up, pair_parts
+from reports.present import drop, fit
 from reports.stats import (
     Difference,
     holm,
@@ -28,14 +31,15 @@ from reports.stats import (
     paired_difference,
     rate_difference,
 )
-from reports.summary import END_ORDER, RunFolder, a_score, cells, pct
-from reports.tally import from_row, tallies, unit, unit_name
+from reports.summary import END_ORDER, RunFolder, a_score, cells
+from reports.tally import from_row, part_tallies, tallies, unit, unit_name
+from sim.runner.categories import ENDS
 from sim.stats import Estimate, Tally, p_text, unit_text
 from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
 
 ALPHA = 0.05
-NO_CHANGE = "no detectable change"
+NO_CHANGE = present.NO_CHANGE
 PAIR_KEYS = ["game", "seed"]
 SEATS = ["first", "second", "swapped"]
 
@@ -97,6 +101,7 @@ class CellComparison:
     n_b: int
     rows: list[Row]
     units: tuple[str, str] = ("game", "game")  # what each run's intervals count
+    balance: Closer | None = None  # which of the two is closer to balanced
 
     @property
     def configs(self) -> str:
@@ -114,6 +119,12 @@ class Comparison:
     cells: list[CellComparison]
     notes: list[str] = field(default_factory=list)
     alpha: float = ALPHA
+    labels: tuple[str, str] | None = None  # how to name A and B (default: their paths)
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """What A and B stand for: the two run folders, or two configs of one run."""
+        return self.labels or (str(self.a), str(self.b))
 
     @property
     def rows(self) -> list[Row]:
@@ -180,7 +191,7 @@ def match_cells(a: RunFolder, b: RunFolder) -> tuple[list[tuple[str, str, str]],
     With one config in each run the two configs are compared whatever their names;
     otherwise only the same (config, match-up) is compared.
     """
-    keys_a, keys_b = cells(a.games), cells(b.games)
+    keys_a, keys_b = cells(a), cells(b)
     by_matchup = len({c for c, _ in keys_a}) == 1 and len({c for c, _ in keys_b}) == 1
 
     def key(config: str, matchup: str) -> tuple[str, ...]:
@@ -258,9 +269,109 @@ def _ends(fa: pl.DataFrame, fb: pl.DataFrame) -> list[str]:
 def compare_cell(
     a: RunFolder, b: RunFolder, config_a: str, config_b: str, matchup: str
 ) -> tuple[CellComparison | None, list[str]]:
-    """One cell's rows (None when a run has under two games) and notes about it."""
-    fa = a.games.filter((pl.col("config") == config_a) & (pl.col("matchup") == matchup))
-    fb = b.games.filter((pl.col("config") == config_b) & (pl.col("matchup") == matchup))
+    """One cell's rows (None when a run has under two games) and notes about it: read part
+    by part in bounded memory when each run's parts hold one cell and, if the runs are
+    paired, line up; otherwise the cell's games are read whole."""
+    parts_a, parts_b = _cell_parts(a, config_a, matchup), _cell_parts(b, config_b, matchup)
+    if parts_a is None or parts_b is None:
+        return _compare_whole(a, b, config_a, config_b, matchup)
+    games = {**_part_games(a), **_part_games(b)}
+    n_a, n_b = sum(games[p] for p in parts_a), sum(games[p] for p in parts_b)
+    lined_up = n_a == n_b and line_up(parts_a, parts_b, games.get)
+    if n_a == n_b and not lined_up:
+        return _compare_whole(a, b, config_a, config_b, matchup)
+    where = f"{config_a if config_a == config_b else f'{config_a} → {config_b}'} · {matchup}"
+    if n_a < 2 or n_b < 2:
+        return None, [f"{where}: too few games to compare ({n_a} vs {n_b})"]
+    lines_a, lines_b = a.lines(config_a), b.lines(config_b)
+    notes = [f"{where}: line {v} only in A" for v in lines_a if v not in lines_b]
+    notes += [f"{where}: line {v} only in B" for v in lines_b if v not in lines_a]
+    lines = [v for v in lines_a if v in lines_b]
+    every = metrics(matchup, [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)], lines)
+    quantities = {name: (expr, None) for name, expr, _, _ in every}
+    quantities["pairless"] = (pl.col("pair").is_null(), None)
+    columns = list(a.columns)
+    ta, tb = (
+        part_tallies(parts, ["config", "matchup"], quantities, columns).row(0, named=True)
+        for parts in (parts_a, parts_b)
+    )
+    ends = [r for r in END_ORDER if ta[f"end: {r}:y"] or tb[f"end: {r}:y"]]
+    chosen = metrics(matchup, ends, lines)
+    units = tuple("game" if t["pairless:y"] else "pair" for t in (ta, tb))
+    if not lined_up:
+        paired, how, sums = False, f"unpaired: {n_a:,} vs {n_b:,} games", {}
+    else:
+        found = pair_parts(parts_a, parts_b, {name: expr for name, expr, _, _ in chosen})
+        paired, how, sums = found.paired, found.why, found.sums
+        if paired:
+            pairs = f"{n_a // 2:,} pairs ({n_a:,} games; same seeds and seats)"
+            how = (
+                f"paired on {pairs}"
+                if units[0] == "pair"
+                else (f"paired on {n_a:,} games (same seeds and seats)")
+            )
+    rows = []
+    for name, _, rate, family in chosen:
+        a_t, b_t = from_row(ta, name), from_row(tb, name)
+        if paired:
+            side = rate_estimate if rate else mean_estimate
+            ea, eb = side(a_t, units[0]), side(b_t, units[1])
+            diff = sums[name].difference()
+            row = Row(name, rate, Side.of(ea), Side.of(eb), diff, "paired t-test")
+        else:
+            row = row_of(name, rate, a_t, b_t, units)
+        if family == "complement":
+            row.test = f"the complement of {rows[-1].metric}"
+        row.family = family
+        rows.append(row)
+    balance = closer(*(_seat_results(parts) for parts in (parts_a, parts_b)), paired)
+    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
+    return cell, notes + _part_hash_notes(parts_a, parts_b, where)
+
+
+def _seat_results(parts: list[Path]) -> pl.DataFrame:
+    """The three columns `closer` reads of a cell's games (who won, pair, game): a few
+    bytes a game, where the whole cell would be a hundred."""
+    frame = pl.concat([pl.scan_parquet(p) for p in parts], how="diagonal_relaxed")
+    if "pair" not in frame.collect_schema().names():  # games played without seat swapping
+        frame = frame.with_columns(pl.lit(None, pl.Int64).alias("pair"))
+    return frame.select("winner", "pair", "game").collect()
+
+
+def _cell_parts(run: RunFolder, config: str, matchup: str) -> list[Path] | None:
+    """The run's parts of one cell in order, or None when some part holds several cells."""
+    cells = run.part_cells
+    if any(c is None for c in cells.values()):
+        return None
+    return [p for p, c in cells.items() if c[:2] == (config, matchup)]
+
+
+def _part_games(run: RunFolder) -> dict[Path, int]:
+    return {p: c[2] for p, c in run.part_cells.items() if c is not None}
+
+
+def _part_hash_notes(parts_a: list[Path], parts_b: list[Path], where: str) -> list[str]:
+    """_hash_notes from the parts: the config hashes and rules versions each cell holds."""
+    seen = []
+    for parts in (parts_a, parts_b):
+        names = pl.scan_parquet(parts[:1]).collect_schema().names()
+        wanted = [c for c in ("config_hash", "rules_version") if c in names]
+        values = pl.scan_parquet(parts).select(pl.col(wanted).cast(pl.String).unique().implode())
+        seen.append(values.collect().row(0, named=True) if wanted else {})
+    notes = []
+    for column, what in (("config_hash", "config hashes"), ("rules_version", "rules versions")):
+        if column in seen[0] and column in seen[1]:
+            va, vb = sorted(seen[0][column]), sorted(seen[1][column])
+            if va != vb:
+                notes.append(f"{where}: {what} differ ({', '.join(va)} vs {', '.join(vb)})")
+    return notes
+
+
+def _compare_whole(
+    a: RunFolder, b: RunFolder, config_a: str, config_b: str, matchup: str
+) -> tuple[CellComparison | None, list[str]]:
+    """compare_cell with each cell's games read whole (cell_frame)."""
+    fa, fb = cell_frame(a, config_a, matchup), cell_frame(b, config_b, matchup)
     where = f"{config_a if config_a == config_b else f'{config_a} → {config_b}'} · {matchup}"
     if fa.height < 2 or fb.height < 2:
         return None, [f"{where}: too few games to compare ({fa.height} vs {fb.height})"]
@@ -285,8 +396,29 @@ def compare_cell(
         row.family = family
         rows.append(row)
     n_a, n_b = rows[0].a.games, rows[0].b.games
-    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units)
+    balance = closer(fa, fb, paired)
+    cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
     return cell, notes + _hash_notes(fa, fb, where)
+
+
+COMPARED = ["config", "matchup", "config_hash", "rules_version", "pair", *PAIR_KEYS, *SEATS]
+COMPARED += ["winner", "outcome", "end_reason", "turns"]
+
+
+def cell_frame(run: RunFolder, config: str, matchup: str) -> pl.DataFrame:
+    """One cell's games with only the columns compare reads (the line columns too), text
+    as strings; the scan reads nothing of the other cells' columns it can skip."""
+    wanted = [c for c in run.columns if c in COMPARED or c.startswith("line_")]
+    frame = (
+        run.scan()
+        .select(wanted)
+        .filter(
+            (pl.col("config").cast(pl.String) == config)
+            & (pl.col("matchup").cast(pl.String) == matchup)
+        )
+        .collect()
+    )
+    return frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
 
 
 def _unit_means(fa: pl.DataFrame, fb: pl.DataFrame, chosen) -> tuple[dict, dict]:
@@ -314,7 +446,9 @@ def _hash_notes(fa: pl.DataFrame, fb: pl.DataFrame, where: str) -> list[str]:
     return notes
 
 
-def compare_runs(a: RunFolder, b: RunFolder, alpha: float = ALPHA) -> Comparison:
+def compare_runs(
+    a: RunFolder, b: RunFolder, alpha: float = ALPHA, labels: tuple[str, str] | None = None
+) -> Comparison:
     """Compare every matching cell, then apply Holm over the primary rows of all cells (the
     gate), and separately over the secondary rows."""
     matched, notes = match_cells(a, b)
@@ -325,7 +459,7 @@ def compare_runs(a: RunFolder, b: RunFolder, alpha: float = ALPHA) -> Comparison
         notes += cell_notes
         if cell is not None:
             compared.append(cell)
-    comparison = Comparison(a.path, b.path, compared, notes, alpha)
+    comparison = Comparison(a.path, b.path, compared, notes, alpha, labels)
     for family in ("primary", "secondary"):  # separate families: secondary never pads the gate
         rows = comparison.family(family)
         for row, (adjusted, rejected) in zip(
@@ -341,15 +475,15 @@ def compare_runs(a: RunFolder, b: RunFolder, alpha: float = ALPHA) -> Comparison
 def _side_text(side: Side, rate: bool) -> str:
     """'51.2% [50.5, 51.9]' or '34.10 [33.90, 34.30]'."""
     if rate:
-        return f"{pct(side.value)} [{100 * side.low:.1f}, {100 * side.high:.1f}]"
-    return f"{side.value:.2f} [{side.low:.2f}, {side.high:.2f}]"
+        return present.rate(side.value, side.low, side.high)
+    return present.mean(side.value, side.low, side.high)
 
 
 def _diff_text(d: Difference, rate: bool) -> str:
-    """'+1.3 pts [0.4, 2.2]' for rates, '+0.52 [0.10, 0.94]' for means."""
+    """'+1.3 pts [+0.4, +2.2]' for rates, '+0.52 [+0.10, +0.94]' for means."""
     if rate:
-        return f"{100 * d.estimate:+.1f} pts [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"
-    return f"{d.estimate:+.2f} [{d.low:+.2f}, {d.high:+.2f}]"
+        return present.pts(d.estimate, d.low, d.high)
+    return present.mean_diff(d.estimate, d.low, d.high)
 
 
 def _p(row: Row) -> str:
@@ -372,31 +506,53 @@ def _headline(c: Comparison) -> str:
     )
 
 
+def balance_lines(c: Comparison) -> list[str]:
+    """Per cell, which of A and B is closer to balanced (the designer's first question)."""
+    return [
+        f"{cell.configs} · {cell.matchup}: {cell.balance.text()}"
+        for cell in c.cells
+        if cell.balance is not None
+    ]
+
+
 def render(c: Comparison, console: Console) -> None:
-    """Rich tables, one per cell, significant rows highlighted."""
-    console.print(f"A = {c.a}\nB = {c.b}", highlight=False)
+    """Which is closer to balanced first, then one table per cell, significant rows
+    highlighted."""
+    console.print(f"A = {c.names[0]}\nB = {c.names[1]}", highlight=False, markup=False)
+    console.rule("[bold]Closer to balanced?[/bold]")
+    for line in balance_lines(c):
+        console.print(line, highlight=False, markup=False)
+    console.rule("[bold]Rows that changed[/bold]")
     for cell in c.cells:
-        table = Table(
+        n_a, n_b = (
+            unit_text(side.n, u)
+            for side, u in zip((cell.rows[0].a, cell.rows[0].b), cell.units, strict=True)
+        )
+        table = present.table(
             "metric",
-            f"A [95% CI] (n = {unit_text(cell.rows[0].a.n, cell.units[0])})",
-            f"B [95% CI] (n = {unit_text(cell.rows[0].b.n, cell.units[1])})",
+            "A [95% CI]",
+            "B [95% CI]",
             "B − A [95% CI]",
             "p",
             "Holm p",
             "verdict",
-            title=f"{cell.configs} · {cell.matchup} · {cell.pairing}",
+            title=f"{cell.configs} · {cell.matchup} · {cell.pairing}; n = {n_a} in A, {n_b} in B",
         )
+        shown = present.stack if console.width < 120 else str
         for row in cell.rows:
             table.add_row(
                 f"{row.metric}{' (primary)' if row.family == 'primary' else ''}",
-                _side_text(row.a, row.rate),
-                _side_text(row.b, row.rate),
-                _diff_text(row.diff, row.rate),
+                shown(_side_text(row.a, row.rate)),
+                shown(_side_text(row.b, row.rate)),
+                shown(_diff_text(row.diff, row.rate)),
                 _p(row),
                 p_text(row.holm_p),
                 row.verdict,
                 style="bold red" if row.significant else None,
             )
+        if console.width < 100:  # Holm's p is the one that decides; the raw p waits for room
+            drop(table, "p")
+        fit(table, whole=(1, 2, 3), width=console.width)
         console.print(table)
     for note in c.notes:
         console.print(f"[yellow]note:[/yellow] {note}", highlight=False)
@@ -408,7 +564,9 @@ def to_markdown(c: Comparison) -> str:
     lines = [
         f"**{_headline(c)}**",
         "",
-        f"A = `{c.a}`, B = `{c.b}`",
+        f"A = `{c.names[0]}`, B = `{c.names[1]}`",
+        "",
+        *(f"- {line}" for line in balance_lines(c)),
         "",
         "| config | match-up | pairing | metric | A [95% CI] | B [95% CI] | B − A [95% CI] | p "
         "| Holm p | verdict |",
@@ -447,8 +605,8 @@ def to_json(c: Comparison) -> dict:
         }
 
     return {
-        "a": str(c.a),
-        "b": str(c.b),
+        "a": c.names[0],
+        "b": c.names[1],
         "alpha": c.alpha,
         "correction": "holm, primary and secondary families apart",
         "rows_compared": len(c.rows),
@@ -465,6 +623,7 @@ def to_json(c: Comparison) -> dict:
                 "pairing": cell.pairing,
                 "games_a": cell.n_a,
                 "games_b": cell.n_b,
+                "balance": None if cell.balance is None else cell.balance.to_json(),
                 "rows": [
                     {
                         "metric": row.metric,

@@ -1,4 +1,5 @@
-"""One self-contained HTML report of a run folder: inline CSS, hand-made inline SVG plots.
+"""One self-contained HTML report of a run folder: inline CSS, matplotlib plots inlined as
+SVG (reports/plots.py); the line-control heat map is still drawn by hand here.
 
 Nothing in the file refers to the network, so it opens anywhere. Every section states its
 sample size and says plainly when a sample is too small to tell. Every interval comes from
@@ -19,12 +20,13 @@ from pathlib import Path
 
 import polars as pl
 
+from reports import plots, present
 from reports.stats import Difference, holm, rate_difference
-from reports.summary import a_score
-from reports.tally import from_row, tallies
+from reports.summary import a_score, first_score
+from reports.tally import PARTS_AT_ONCE, card_sums, from_row, part_tallies, tallies
+from reports.verdict import DEFAULT_MARGIN, decide
 from sim.players import split_top_level
 from sim.runner import storage, verify
-from sim.runner.schema import cards_long
 from sim.stats import Estimate, p_text
 from sim.stats import rate as rate_estimate
 
@@ -46,7 +48,8 @@ class Run:
     folder: Path
     manifest: dict
     games: pl.LazyFrame
-    cards: pl.LazyFrame | None
+    cards: pl.LazyFrame | None  # the card tallies (sim.runner.tables.card_tally_columns)
+    parts: tuple[Path, ...] = ()  # the verified games parts, read a few at a time
 
 
 def load_run(folder: Path) -> Run:
@@ -59,14 +62,15 @@ def load_run(folder: Path) -> Run:
         raise ReportError(f"{folder} is not a run folder (no manifest.json)") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"{folder}/manifest.json cannot be read: {exc}") from exc
-    games_parts, cards_parts = (storage.verified_parts(folder, t) for t in ("games", "cards"))
+    games_parts, cards_parts = (
+        storage.verified_parts(folder, t) for t in ("games", "card_tallies")
+    )
     if not games_parts:
         why = verify.unreadable(folder, "games")
         raise ReportError(why or f"{folder} holds no games yet (games/*.parquet)")
     games = _plain(pl.scan_parquet(games_parts))
-    cards = _plain(pl.scan_parquet(cards_parts)) if cards_parts else None
-    cards = cards_long(cards) if cards is not None else None  # one row per game, seat, kind
-    return Run(folder, manifest, games, cards)
+    cards = pl.scan_parquet(cards_parts) if cards_parts else None  # the card tallies
+    return Run(folder, manifest, games, cards, tuple(games_parts))
 
 
 def _plain(frame: pl.LazyFrame) -> pl.LazyFrame:
@@ -76,10 +80,10 @@ def _plain(frame: pl.LazyFrame) -> pl.LazyFrame:
     return frame.with_columns(pl.col(text).cast(pl.String))
 
 
-def write_report(folder: Path, out: Path) -> Path:
+def write_report(folder: Path, out: Path, margin: float = DEFAULT_MARGIN) -> Path:
     """Build the report of the run in folder and write it to out."""
     try:
-        page = build_report(load_run(folder))
+        page = build_report(load_run(folder), margin)
     except (pl.exceptions.PolarsError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ReportError(f"{folder}: cannot read the run's tables: {first}") from exc
@@ -91,12 +95,12 @@ def write_report(folder: Path, out: Path) -> Path:
     return out
 
 
-def build_report(run: Run) -> str:
+def build_report(run: Run, margin: float = DEFAULT_MARGIN) -> str:
     """The whole HTML page."""
     run_id = str(run.manifest.get("run_id", run.folder.name))
     sections = [
         overview(run),
-        winrate_section(run),
+        winrate_section(run, margin),
         distribution_section(run),
         line_control_section(run),
         card_section(run),
@@ -296,17 +300,7 @@ def heatmap(
 def overview(run: Run) -> str:
     """What the run is: id, status, seed, configs, match-ups, and how pairs behave."""
     m = run.manifest
-    totals = (
-        run.games.group_by("pair", *KEYS)
-        .agg(
-            pl.len().alias("n"),
-            pl.struct("winner", "turns", "score_first").n_unique().alias("distinct"),
-        )
-        .collect()
-    )
-    paired = totals.filter(pl.col("pair").is_not_null() & (pl.col("n") == 2))
-    copies = paired.filter(pl.col("distinct") == 1).height
-    games = int(totals["n"].sum())
+    games, pairs, copies = _pair_counts(run)
     status = m.get("status", "unknown")
     rows = [
         ("run id", m.get("run_id", "?")),
@@ -328,13 +322,51 @@ def overview(run: Run) -> str:
         "this report covers only the games on disk.</p>"
     )
     pair_note = (
-        f"<p class='note'>The two games of each of the {paired.height:,} seat-swapped pairs "
+        f"<p class='note'>The two games of each of the {pairs:,} seat-swapped pairs "
         f"share a deal ({copies:,} of them ended identically), so every interval takes the pair "
         "as its unit (its variance clustered by pair), as sim summary and sim compare do.</p>"
-        if paired.height
+        if pairs
         else ""
     )
     return f"<section><h2>Run</h2><table>{table}</table>{warn}{pair_note}</section>"
+
+
+def _pair_counts(run: Run) -> tuple[int, int, int]:
+    """Games, seat-swapped pairs, and pairs whose two games ended identically: counted a few
+    parts at a time (a part holds whole pairs), or over the whole frame without parts."""
+    sources = [pl.scan_parquet(p) for p in run.parts] or [run.games]
+    games = pairs = copies = 0
+    for start in range(0, len(sources), PARTS_AT_ONCE):
+        queries = [
+            source.group_by("pair", *KEYS)
+            .agg(
+                pl.len().alias("n"),
+                pl.struct("winner", "turns", "score_first").n_unique().alias("distinct"),
+            )
+            .select(
+                pl.col("n").sum().alias("games"),
+                (pl.col("pair").is_not_null() & (pl.col("n") == 2)).sum().alias("pairs"),
+                (pl.col("pair").is_not_null() & (pl.col("n") == 2) & (pl.col("distinct") == 1))
+                .sum()
+                .alias("copies"),
+            )
+            for source in sources[start : start + PARTS_AT_ONCE]
+        ]
+        for row in pl.collect_all(queries):
+            games, pairs, copies = (
+                games + int(row["games"][0] or 0),
+                pairs + int(row["pairs"][0] or 0),
+                copies + int(row["copies"][0] or 0),
+            )
+    return games, pairs, copies
+
+
+def _tallies(run: Run, frame: pl.LazyFrame, keys: list[str], quantities: dict) -> pl.DataFrame:
+    """reports.tally's tallies, a few parts at a time when the run's parts are known."""
+    if not run.parts:
+        return tallies(frame, keys, quantities)
+    columns = frame.collect_schema().names()
+    return part_tallies(list(run.parts), keys, quantities, columns)
 
 
 WIN_QUANTITIES = {
@@ -342,11 +374,12 @@ WIN_QUANTITIES = {
     "second": (pl.col("winner") == "second", None),
     "draw": (pl.col("winner") == "draw", None),
     "a_score": (a_score(), None),
+    "first_score": (first_score(), None),
     "first_decided": (pl.col("winner") == "first", pl.col("winner") != "draw"),
 }
 
 
-def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
+def winrate_table(games: pl.LazyFrame, run: Run | None = None) -> pl.DataFrame:
     """Per config and match-up: games, seeds, wins by seat and by strategy, draws, and the
     tallies (reports.tally) of the seat rates, A's score and the first seat's decided share."""
     first_won, second_won = pl.col("winner") == "first", pl.col("winner") == "second"
@@ -361,7 +394,13 @@ def winrate_table(games: pl.LazyFrame) -> pl.DataFrame:
         ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
         ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
     )
-    return counts.collect().join(tallies(games, KEYS, WIN_QUANTITIES), on=KEYS).sort(KEYS)
+    counted = (
+        tallies(games, KEYS, WIN_QUANTITIES)
+        if run is None
+        else (_tallies(run, games, KEYS, WIN_QUANTITIES))
+    )
+    counts = counts.collect().with_columns(pl.col(KEYS).cast(pl.String))
+    return counts.join(counted, on=KEYS).sort(KEYS)
 
 
 def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:
@@ -394,59 +433,95 @@ def winrate_row(r: dict) -> str:
     )
 
 
-def winrate_points(r: dict) -> list[tuple[str, float, float, float, str]]:
-    """Forest-plot rows of a cell: first-seat, second-seat and draw rates with intervals."""
-    tag = f"{r['config']} · {r['matchup']}"
-    points = []
-    for name, q, colour in (
-        ("first seat", "first", FIRST_COLOUR),
-        ("second seat", "second", SECOND_COLOUR),
-        ("draw", "draw", DRAW_COLOUR),
-    ):
-        e = estimate(r, q)
-        points.append((f"{tag} · {name}", e.value, e.low, e.high, colour))
-    return points
+def advantage_points(rows: list[dict], quantity: str) -> list[plots.Point]:
+    """Forest rows in points above 50%: the first seat's score, or A's score, per cell."""
+    out = []
+    for r in rows:
+        e = estimate(r, quantity)
+        tag = f"{r['config']} · {r['matchup']} ({present.count(e.units)} {e.unit}s)"
+        out.append((tag, 100 * (e.value - 0.5), 100 * (e.low - 0.5), 100 * (e.high - 0.5)))
+    return out
 
 
-def winrate_verdict(r: dict) -> str:
-    """A list item saying, in words, whether a seat or a strategy is favoured."""
+def seat_verdict(r: dict, margin: float) -> str:
+    """A list item: the balance verdict of the cell (reports/verdict.py) and A against B."""
     n, s = r["games"], r["seeds"]
     a, b = split_top_level(r["matchup"])
-    seat = advantage(estimate(r, "first_decided"), "first seat", "second seat")
-    if a == b:
-        strat = f"same strategy ({a}) in both seats"
-    else:
-        strat = advantage(estimate(r, "a_score"), f"{a} (A)", f"{b} (B)", "as its score")
+    unit = r.get("unit", "pair")
+    if s < MIN_SEEDS:
+        return (
+            f"<li><b>{escape(r['config'])} · {escape(r['matchup'])}</b> ({n:,} games): "
+            f"{escape(f'too few seeds to tell ({s} < {MIN_SEEDS})')}.</li>"
+        )
+    seat = decide(from_row(r, "first_score"), unit, margin, ("first seat", "second seat"))
+    strat = (
+        f"same strategy ({a}) in both seats"
+        if a == b
+        else decide(from_row(r, "a_score"), unit, margin, (a, b)).text()
+    )
     return (
         f"<li><b>{escape(r['config'])} · {escape(r['matchup'])}</b> ({n:,} games, {s:,} "
-        f"seeds): seats: {escape(seat)}; strategies: {escape(strat)}.</li>"
+        f"seeds): seats: {escape(seat.text())}; strategies: {escape(strat)}.</li>"
     )
 
 
-def winrate_section(run: Run) -> str:
-    """Win rates by seat and A's score with their intervals, a forest plot and verdicts."""
-    table = winrate_table(run.games)
+def _reach(points: list[plots.Point], least: float) -> tuple[float, float]:
+    """A symmetric x range around 0 that holds every interval (at least ±least)."""
+    top = max([least, *(max(abs(p[2]), abs(p[3])) for p in points)])
+    return -1.1 * top, 1.1 * top
+
+
+def winrate_section(run: Run, margin: float = DEFAULT_MARGIN) -> str:
+    """Win rates by seat and A's score with their intervals, the first-seat advantage on a
+    scale of points with the margin band, A's score per match-up, and verdicts."""
+    table = winrate_table(_stored(run), run)
     rows = list(table.iter_rows(named=True))
     head = "".join(
         f"<th class='{'l' if i < 2 else ''}'>{h}</th>" for i, h in enumerate(WINRATE_HEAD)
     )
-    points = [p for r in rows for p in winrate_points(r)]
-    chart = forest(points, 0.0, 1.0, 0.5, "Win rates with 95% intervals")
+    units = present.count(int(table["seeds"].sum()))
+    seat = advantage_points(rows, "first_score")
+    chart = plots.forest(
+        seat,
+        "first-seat advantage: its score minus 50% (points, 95% interval)",
+        f"First-seat advantage per cell ({units} independent seeds in all)",
+        band=margin,
+        xlim=_reach(seat, 2 * margin),
+    )
+    versus = [r for r in rows if len(set(split_top_level(r["matchup"]))) == 2]
+    if versus:
+        score = advantage_points(versus, "a_score")
+        chart += plots.forest(
+            score,
+            "A's score minus 50% (points, 95% interval; a draw is half a win)",
+            "A's score against B per match-up",
+            band=margin,
+            xlim=_reach(score, 2 * margin),
+            colours=[SECOND_COLOUR] * len(score),
+        )
     return (
-        "<section><h2>Win rates</h2>"
+        "<section><h2>Balance and win rates</h2>"
         + sample_line(int(table["games"].sum()), int(table["seeds"].sum()))
-        + "<p class='note'>Rates count games; their 95% intervals take the seat-swapped pair "
-        "as the unit (Wilson on the effective size, the variance clustered by pair). A is the "
-        "first strategy of the match-up, which holds the first seat in the first game of "
-        "each pair; A's score counts a draw as half a win."
-        f"</p><table><tr>{head}</tr>{''.join(winrate_row(r) for r in rows)}</table>"
-        f"{chart}<ul>{''.join(winrate_verdict(r) for r in rows)}</ul></section>"
+        + f"<p class='note'>The green band is the margin of ±{margin:g} points within which a "
+        "cell counts as balanced (its 95% interval inside it: an equivalence test). Rates "
+        "count games; their intervals take the seat-swapped pair as the unit (Wilson on the "
+        "effective size, the variance clustered by pair). A is the first strategy of the "
+        "match-up; A's score counts a draw as half a win."
+        f"</p>{chart}<ul>{''.join(seat_verdict(r, margin) for r in rows)}</ul>"
+        f"<table><tr>{head}</tr>{''.join(winrate_row(r) for r in rows)}</table></section>"
     )
 
 
 def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:
-    """Counts of each value of column per config and match-up."""
-    return frame.group_by(*KEYS, column).agg(pl.len().alias("n")).sort(*KEYS, column).collect()
+    """Counts of each value of column per config and match-up (grouped on the stored codes,
+    text cast to strings only in the small result)."""
+    counts = frame.group_by(*KEYS, column).agg(pl.len().alias("n")).collect()
+    return _plain(counts.lazy()).collect().sort(*KEYS, column)
+
+
+def _stored(run: Run) -> pl.LazyFrame:
+    """The games as stored (text categorical): grouping on codes, not on a string a row."""
+    return pl.scan_parquet(list(run.parts)) if run.parts else run.games
 
 
 def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[float]:
@@ -458,7 +533,7 @@ def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[flo
 
 def distribution_section(run: Run) -> str:
     """Final scores by seat and game length, as histograms per config and match-up."""
-    games = run.games
+    games = _stored(run)
     cells = (
         games.group_by(KEYS)
         .agg(
@@ -469,8 +544,9 @@ def distribution_section(run: Run) -> str:
             pl.col("turns").mean().alias("mean_turns"),
             pl.col("turns").median().alias("median_turns"),
         )
-        .sort(KEYS)
         .collect()
+        .with_columns(pl.col(KEYS).cast(pl.String))
+        .sort(KEYS)
     )
     counts = {c: histogram(games, c) for c in ("score_first", "score_second", "turns")}
     counts["end_reason"] = histogram(games, "end_reason")
@@ -494,6 +570,7 @@ def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> str:
         f"{v} {pct(c / r['games'])}" for v, c in zip(end["end_reason"], end["n"], strict=True)
     )
     tag = f"{r['config']} · {r['matchup']}"
+    n = f"{r['games']:,} games"
     score_series = {
         "first seat": (shares(f, "score_first", scores), FIRST_COLOUR),
         "second seat": (shares(s, "score_second", scores), SECOND_COLOUR),
@@ -505,8 +582,10 @@ def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> str:
         + f"<p>Mean score: first seat {r['mean_first']:.1f}, second seat "
         f"{r['mean_second']:.1f}. Turns: mean {r['mean_turns']:.1f}, median "
         f"{r['median_turns']:.0f}. End reasons: {escape(end_text)}.</p>"
-        + bars([str(v) for v in scores], score_series, f"Final scores by seat, {tag}")
-        + bars([str(v) for v in lengths], length_series, f"Game length in turns, {tag}")
+        + plots.histogram(
+            scores, score_series, "final score (points)", f"Final scores by seat, {tag}, {n}"
+        )
+        + plots.histogram(lengths, length_series, "game length (turns)", f"Game length, {tag}, {n}")
     )
 
 
@@ -533,8 +612,10 @@ def line_control_section(run: Run) -> str:
     shares = {
         f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
     }
-    counted = tallies(frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
-    table = frame.group_by("config").agg(aggs).collect().join(counted, on="config")
+    counted = _tallies(run, frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
+    stored = _stored(run).select(*KEYS, "pair", "game", *columns)
+    table = stored.group_by("config").agg(aggs).collect()
+    table = table.with_columns(pl.col("config").cast(pl.String)).join(counted, on="config")
     table = table.sort("config")
     rows, notes = [], []
     for r in table.iter_rows(named=True):
@@ -587,34 +668,27 @@ def line_note(r: dict, columns: list[str]) -> str:
     )
 
 
-CARD_QUANTITIES = {
-    "played": ((pl.col("winner") == pl.col("seat")) & (pl.col("played") > 0), pl.col("played") > 0),
-    "not": ((pl.col("winner") == pl.col("seat")) & (pl.col("played") == 0), pl.col("played") == 0),
-}
+CARD_RATES = {"played": "won_played", "not": "won_unplayed"}  # html name -> tally name
 
 
 def card_table(run: Run) -> pl.DataFrame:
     """Per config, match-up and kind: seat-games that played it or not, their wins, the
     tallies of both win rates over the games' units, and the cell's games and seeds."""
     assert run.cards is not None
-    cells = run.games.group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
-    winners = run.games.select(*KEYS, "game", "pair", "winner")
-    won = pl.col("winner") == pl.col("seat")
-    played = pl.col("played") > 0
-    joined = run.cards.join(winners, on=[*KEYS, "game"])
-    counts = joined.group_by(*KEYS, "kind").agg(
-        played.sum().alias("n_played"),
-        (won & played).sum().alias("k_played"),
-        (~played).sum().alias("n_not"),
-        (won & ~played).sum().alias("k_not"),
-    )
-    counted = tallies(joined, [*KEYS, "kind"], CARD_QUANTITIES)
-    return (
-        counts.collect()
-        .join(counted, on=[*KEYS, "kind"])
-        .join(cells.collect(), on=KEYS)
-        .sort(*KEYS, "kind")
-    )
+    cells = _stored(run).group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
+    cells = cells.with_columns(pl.col(KEYS).cast(pl.String))
+    sums = card_sums(run.cards, by_strategy=False)
+    columns = [pl.col(KEYS), pl.col("kind")]
+    for name, rate in CARD_RATES.items():
+        columns += [
+            pl.col(f"{rate}_z").alias(f"n_{name}"),
+            pl.col(f"{rate}_y").alias(f"k_{name}"),
+            *(pl.col(f"{rate}_{m}").alias(f"{name}:{m}") for m in MOMENTS),
+        ]
+    return sums.select(columns).join(cells.collect(), on=KEYS).sort(*KEYS, "kind")
+
+
+MOMENTS = ("units", "y", "z", "yy", "zz", "yz")
 
 
 def card_difference(r: dict) -> Difference | str:
@@ -655,24 +729,37 @@ def card_section(run: Run) -> str:
     if run.cards is None:
         return head + "<p class='warn'>No cards table in this run; nothing to show.</p></section>"
     table = card_table(run)
-    parts = [card_cell(cell) for _, cell in table.group_by(KEYS, maintain_order=True)]
+    groups = [cell for _, cell in table.group_by(KEYS, maintain_order=True)]
+    every = [card_points(cell) for cell in groups]
+    xlim = _reach([p for points in every for p in points], 1.0)  # one scale for every panel
+    parts = [card_cell(cell, xlim) for cell in groups]
     return (
         head + "<p class='note'>For each card kind: how often a seat won when it played at least "
         "one card of that kind in the game, against when it played none (each game counts once "
         "per seat). This is an observation, not an experiment: playing a card goes with drawing "
         "it and with longer games. Use <code>sim card-impact</code> for a controlled comparison "
-        "on the same seeds. The plot shows the difference in percentage points (played minus "
-        "not) with its 95% Newcombe interval over the pairs' effective sizes; verdicts are "
-        "Holm-adjusted over the kinds.</p>" + "".join(parts) + "</section>"
+        "on the same seeds. The plots, all on one scale, show the difference in percentage "
+        "points (played minus not) with its 95% Newcombe interval over the pairs' effective "
+        "sizes; verdicts are Holm-adjusted over the kinds.</p>" + "".join(parts) + "</section>"
     )
 
 
-def card_cell(cell: pl.DataFrame) -> str:
+def card_points(cell: pl.DataFrame) -> list[plots.Point]:
+    """A cell's forest rows: per kind, the win-rate difference when played, in points."""
+    out = []
+    for r in cell.iter_rows(named=True):
+        d = card_difference(r)
+        if isinstance(d, Difference):
+            out.append((r["kind"], 100 * d.estimate, 100 * d.low, 100 * d.high))
+    return out
+
+
+def card_cell(cell: pl.DataFrame, xlim: tuple[float, float]) -> str:
     """One config and match-up: a row per kind, verdicts, and a plot of the differences."""
     records = list(cell.iter_rows(named=True))
     diffs = [card_difference(r) for r in records]
-    rows, plot = [], []
-    for r, diff, verdict in zip(records, diffs, card_verdicts(diffs), strict=True):
+    rows = []
+    for r, verdict in zip(records, card_verdicts(diffs), strict=True):
         rows.append(
             f"<tr><td class='l'>{escape(r['kind'])}</td><td>{r['n_played']:,}</td>"
             f"<td>{estimate_text(estimate(r, 'played'))}</td>"
@@ -680,13 +767,16 @@ def card_cell(cell: pl.DataFrame) -> str:
             f"<td>{estimate_text(estimate(r, 'not'))}</td>"
             f"<td class='l'>{escape(verdict)}</td></tr>"
         )
-        if isinstance(diff, Difference):
-            plot.append((r["kind"], diff.estimate, diff.low, diff.high, FIRST_COLOUR))
     first = records[0]
     tag = f"{first['config']} · {first['matchup']}"
-    reach = math.ceil(20 * max([0.05, *(max(-p[2], p[3]) for p in plot)])) / 20
+    plot = card_points(cell)
     chart = (
-        forest(plot, -reach, reach, 0.0, f"Win-rate difference when played, {tag}", False)
+        plots.forest(
+            plot,
+            "win rate when played minus when not (points, 95% interval)",
+            f"Cards, {tag}, {first['seeds']:,} seeds (observational)",
+            xlim=xlim,
+        )
         if plot
         else "<p class='warn'>No kind has enough seat-games on both sides to plot.</p>"
     )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reports.verdict import Verdict, decide
 from sim.config import Config
 from sim.engine import game as eg
 from sim.engine.state import END_REASONS
@@ -52,3 +53,10 @@ def humans() -> list[str]:
     """The default humans: the built-ins fast enough for tens of thousands of games (mc and
     ismcts take seconds a game at their default budgets; ask for them with --human)."""
     return ["random", "greedy", "heuristic"]
+
+
+def verdict(row: SoloRow, margin: float) -> Verdict:
+    """Whether the level is even for this human (win rate within 50% ± margin points), the
+    same verdict logic as the balance board's (reports/verdict.py)."""
+    t = events(row.human_wins, 0, row.games, row.games)
+    return decide(t, row.unit, margin, ("human", "CPU"))

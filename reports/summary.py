@@ -19,10 +19,13 @@ from rich.console import Console
 from rich.table import Table
 from scipy import stats as sps
 
-from reports.tally import from_row, tallies, unit_name
+from reports import present
+from reports.present import drop_empty, fit
+from reports.tally import CARD_RATES, card_sums, card_tally, from_row, part_tallies
+from reports.verdict import DEFAULT_MARGIN
 from sim.runner import storage
+from sim.runner.categories import ENDS
 from sim.runner.lock import holder
-from sim.runner.schema import cards_long
 from sim.runner.verify import reader_warnings, unreadable
 from sim.stats import Estimate, Tally, events, unit_text
 from sim.stats import mean as mean_estimate
@@ -60,22 +63,55 @@ class RunFolderError(ValueError):
 
 @dataclass(frozen=True)
 class RunFolder:
-    """A run folder's manifest and games table (text columns as plain strings)."""
+    """A run folder's manifest and its verified games parts, read lazily: summary and
+    compare read only the columns they need, a few parts at a time."""
 
     path: Path
     manifest: dict
-    games: pl.DataFrame
+    parts: tuple[Path, ...]
+    columns: tuple[str, ...]
+
+    def scan(self) -> pl.LazyFrame:
+        """The games table as a lazy frame (polars' own types: text is categorical)."""
+        return pl.scan_parquet(list(self.parts))
+
+    @cached_property
+    def games(self) -> pl.DataFrame:
+        """The whole games table in memory, text as strings: for small runs and notebooks;
+        the commands never call it."""
+        return _read(list(self.parts), self.path, "games")
+
+    @cached_property
+    def cells(self) -> list[tuple[str, str]]:
+        """(config, matchup) pairs in the order first seen."""
+        keys = self.scan().select("config", "matchup").unique(maintain_order=True)
+        return [tuple(r) for r in keys.collect().cast(pl.String).iter_rows()]
+
+    @cached_property
+    def part_cells(self) -> dict:
+        """Each part's (config, matchup, games), None for a part of several cells."""
+        from reports.paired import part_cells
+
+        return part_cells(self.parts)
+
+    @cached_property
+    def height(self) -> int:
+        """Games on disk (verified parts)."""
+        return int(self.scan().select(pl.len()).collect().item())
 
     def lines(self, config: str, frame: pl.DataFrame | None = None) -> list[int]:
         """Line values (10, 20, ...) the config plays: from the manifest, else seen in games."""
-        present = sorted(int(m.group(1)) for c in self.games.columns if (m := LINE_COLUMN.match(c)))
+        present = sorted(int(m.group(1)) for c in self.columns if (m := LINE_COLUMN.match(c)))
         content = self.manifest.get("configs", {}).get(config, {}).get("content", {})
         count = content.get("rules", {}).get("lines") if isinstance(content, dict) else None
         if isinstance(count, int):
             return [v for v in present if v <= 10 * count]
-        seen = self.games if frame is None else frame
-        seen = seen.filter(pl.col("config") == config)
-        return [v for v in present if seen[f"line_{v}"].null_count() < seen.height]
+        seen = self.scan() if frame is None else frame.lazy()
+        held = seen.filter(pl.col("config").cast(pl.String) == config).select(
+            pl.len().alias("n"), *(pl.col(f"line_{v}").null_count() for v in present)
+        )
+        row = held.collect().row(0, named=True)
+        return [v for v in present if row[f"line_{v}"] < row["n"]]
 
     def warnings(self) -> list[str]:
         """Plain notes about the folder itself, e.g. an unfinished, live or failed run."""
@@ -85,14 +121,14 @@ class RunFolder:
             return notes
         total = self.manifest.get("total_games")
         return notes + [
-            f"{self.path}: run is {status}, {self.games.height:,}"
+            f"{self.path}: run is {status}, {self.height:,}"
             + (f" of {total:,}" if isinstance(total, int) else "")
             + " games on disk; rerun its `sim run` command to finish it"
         ]
 
 
 def open_run(path: Path) -> RunFolder:
-    """Read a run folder's manifest and games; every problem is one RunFolderError."""
+    """Read a run folder's manifest and find its games; every problem is one RunFolderError."""
     if not path.is_dir():
         raise RunFolderError(f"{path}: no such folder")
     try:
@@ -107,11 +143,19 @@ def open_run(path: Path) -> RunFolder:
     if not parts:
         why = unreadable(path, "games")
         raise RunFolderError(why or f"{path}: no games on disk yet (games/*.parquet)")
-    games = _read(parts, path, "games")
-    missing = [c for c in REQUIRED if c not in games.columns]
+    try:
+        columns = pl.scan_parquet(parts).collect_schema().names()
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise RunFolderError(f"{path}: cannot read the games table: {_first(exc)}") from None
+    missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise RunFolderError(f"{path}: games table lacks columns {', '.join(missing)}")
-    return RunFolder(path, manifest, games)
+    return RunFolder(path, manifest, tuple(parts), tuple(columns))
+
+
+def _first(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _read(parts: list[Path], path: Path, table: str) -> pl.DataFrame:
@@ -119,19 +163,27 @@ def _read(parts: list[Path], path: Path, table: str) -> pl.DataFrame:
     try:
         frame = pl.read_parquet(parts)
     except (OSError, pl.exceptions.PolarsError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RunFolderError(f"{path}: cannot read the {table} table: {first}") from None
+        raise RunFolderError(f"{path}: cannot read the {table} table: {_first(exc)}") from None
     return frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
 
 
 def read_cards(run: RunFolder) -> pl.DataFrame | None:
-    """The cards table one row per game, seat and kind, or None when the run wrote none."""
-    parts = storage.verified_parts(run.path, "cards")
-    return cards_long(_read(parts, run.path, "cards")) if parts else None
+    """The run's card tallies summed per config, match-up, strategy and kind (a few rows
+    per kind), or None when the run wrote none."""
+    parts = storage.verified_parts(run.path, "card_tallies")
+    if not parts:
+        return None
+    try:
+        return card_sums(pl.scan_parquet(parts), by_strategy=True)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        why = _first(exc)
+        raise RunFolderError(f"{run.path}: cannot read the card_tallies table: {why}") from None
 
 
-def cells(games: pl.DataFrame) -> list[tuple[str, str]]:
+def cells(games: pl.DataFrame | RunFolder) -> list[tuple[str, str]]:
     """(config, matchup) pairs in the order first seen."""
+    if isinstance(games, RunFolder):
+        return games.cells
     keys = games.select("config", "matchup").unique(maintain_order=True)
     return list(keys.iter_rows())
 
@@ -277,6 +329,7 @@ class CellSummary:
     control: list[LineControl]
     cards: list[CardStats]
     unit: str = "game"  # what the intervals count: "pair" or "game"
+    first_score: Proportion | None = None  # the first seat's score (a draw half a win)
 
 
 def a_won() -> pl.Expr:
@@ -292,51 +345,100 @@ def b_won() -> pl.Expr:
 
 
 def summarize(run: RunFolder, cards: pl.DataFrame | None = None) -> list[CellSummary]:
-    """Every config x match-up of the run, in the order the games table has them."""
-    card_stats = _card_stats(run.games, cards) if cards is not None else {}
+    """Every config x match-up of the run, in the order the games table has them, from one
+    pass over its parts a few at a time (reports.tally.part_tallies)."""
+    seen = _seen(run)
+    lines = {config: run.lines(config) for config, _ in run.cells}
+    quantities: dict = {}
+    for (config, _), values in seen.items():
+        quantities |= cell_quantities(values, lines[config])
+    columns = [c for c in run.columns if c not in ("config", "matchup")]
+    counted = part_tallies(list(run.parts), ["config", "matchup"], quantities, columns)
+    rows = {(r["config"], r["matchup"]): r for r in counted.iter_rows(named=True)}
+    units = {key: "game" if row["pairless:y"] else "pair" for key, row in rows.items()}
+    everywhere = "pair" if set(units.values()) == {"pair"} else "game"
+    card_stats = _card_stats(everywhere, cards) if cards is not None else {}
     out = []
-    for config, matchup in cells(run.games):
-        frame = run.games.filter((pl.col("config") == config) & (pl.col("matchup") == matchup))
-        lines = run.lines(config, frame)
-        unit, quantities = unit_name(frame), cell_quantities(frame, matchup, lines)
-        row = tallies(frame, [], quantities).row(0, named=True)
-        p = {name: Proportion.of(from_row(row, name), unit) for name in quantities}
+    for config, matchup in run.cells:
+        row, unit = rows[(config, matchup)], units[(config, matchup)]
+        names = [
+            n for n in cell_quantities(seen[(config, matchup)], lines[config]) if _shown(n, row)
+        ]
+        p = {_label(n, matchup): Proportion.of(from_row(row, n), unit) for n in names}
         out.append(
             CellSummary(
                 config,
                 matchup,
-                frame.height,
+                int(row["games:y"]),
                 {name.removeprefix("win:"): v for name, v in p.items() if name[:4] == "win:"},
                 _values(p, "outcome:"),
                 _tiebreaks(p),
                 _values(p, "end:"),
-                Mean.of(frame["turns"].cast(pl.Float64), from_row(row, "turns"), unit),
-                [LineControl(v, *(p[f"line:{v}:{s}"] for s in CONTROL)) for v in lines],
+                _turns(row, unit),
+                [LineControl(v, *(p[f"line:{v}:{s}"] for s in CONTROL)) for v in lines[config]],
                 card_stats.get((config, matchup), []),
                 unit,
+                p[FIRST_SCORE],
             )
         )
     return out
 
 
 CONTROL = ("first", "second", "nobody")
+A_SCORE = "win:A score"  # shown as "A (its name) score"
+FIRST_SCORE = "seat:first score"
 
 
-def cell_quantities(frame: pl.DataFrame, matchup: str, lines: list[int]) -> dict:
-    """Every quantity summary shows of a cell, by name, as (y, z) for reports.tally."""
-    a = matchup.partition(",")[0]
+def _shown(name: str, row: dict) -> bool:
+    """End reasons and deciding lines only where the cell's games show them."""
+    if name.startswith("end:"):
+        return row[f"{name}:y"] > 0
+    if name.startswith(("decided:", "first_won:")):
+        return row[f"decided:{name.partition(':')[2]}:y"] > 0
+    return True
+
+
+def _label(name: str, matchup: str) -> str:
+    return f"win:A ({matchup.partition(',')[0]}) score" if name == A_SCORE else name
+
+
+def _seen(run: RunFolder) -> dict[tuple[str, str], dict]:
+    """Per cell, the end reasons and tie-break lines its games may show (every one the
+    tables know of; those never seen count 0 and are left out of the cell)."""
+    ends = [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)]
+    lines = sorted(int(m.group(1)) for c in run.columns if (m := LINE_COLUMN.match(c)))
+    return {cell: {"ends": ends, "ties": lines} for cell in run.cells}
+
+
+def _turns(row: dict, unit: str) -> Mean:
+    """Mean turns with its standard deviation over games, its interval over units."""
+    n, total, squares = int(row["games:y"]), row["turns:y"], row["turns_sq:y"]
+    mean = total / n if n else math.nan
+    sd = math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1)) if n > 1 else math.nan
+    return Mean(n, mean, sd, from_row(row, "turns"), unit)
+
+
+def cell_quantities(seen: dict, lines: list[int]) -> dict:
+    """Every quantity summary shows of a cell whose games show `seen` end reasons and
+    tie-break lines, by name, as (y, z) for reports.tally."""
     winner, outcome, line = pl.col("winner"), pl.col("outcome"), pl.col("tiebreak_line")
     tie = outcome == "tiebreak"
+    ends = [v for v in END_ORDER if v in seen["ends"]] + sorted(set(seen["ends"]) - set(END_ORDER))
+    turns = pl.col("turns").cast(pl.Float64)
     q = {
+        "games": (pl.col("game").is_not_null(), None),
+        "pairless": (pl.col("pair").is_null(), None),
         "win:first seat": (winner == "first", None),
         "win:second seat": (winner == "second", None),
         "win:draw": (winner == "draw", None),
-        f"win:A ({a}) score": (a_score(), None),
+        FIRST_SCORE: (first_score(), None),
+        A_SCORE: (a_score(), None),
         **{f"outcome:{v}": (outcome == v, None) for v in ("points", "tiebreak", "draw")},
-        **{f"end:{v}": (pl.col("end_reason") == v, None) for v in _observed(frame, "end_reason")},
-        "turns": (pl.col("turns"), None),
+        **{f"end:{v}": (pl.col("end_reason").cast(pl.String) == v, None) for v in ends},
+        "turns": (turns, None),
+        "turns_sq": (turns * turns, None),
     }
-    for v in sorted(frame.filter(tie)["tiebreak_line"].drop_nulls().unique().to_list()):
+    for v in sorted(seen["ties"]):
         on_line = tie & (line == v)
         q[f"decided:{v}"] = (on_line, tie)
         q[f"first_won:{v}"] = (on_line & (winner == "first"), on_line)
@@ -348,15 +450,15 @@ def cell_quantities(frame: pl.DataFrame, matchup: str, lines: list[int]) -> dict
     return q
 
 
+def first_score() -> pl.Expr:
+    """The first seat's points in a game: 1 for a win, half for a draw."""
+    winner = pl.col("winner")
+    return (winner == "first").cast(pl.Float64) + 0.5 * (winner == "draw").cast(pl.Float64)
+
+
 def a_score() -> pl.Expr:
     """A's points in a game: 1 for a win, half for a draw (a draw is no loss)."""
     return a_won().cast(pl.Float64) + 0.5 * (pl.col("winner") == "draw").cast(pl.Float64)
-
-
-def _observed(frame: pl.DataFrame, column: str) -> list[str]:
-    """Values of a column seen in the frame, the usual end reasons first in their order."""
-    seen = set(frame[column].drop_nulls().unique().to_list())
-    return [v for v in END_ORDER if v in seen] + sorted(seen - set(END_ORDER))
 
 
 def _values(p: dict[str, Proportion], prefix: str) -> dict[str, Proportion]:
@@ -370,31 +472,17 @@ def _tiebreaks(p: dict[str, Proportion]) -> list[TiebreakLine]:
     return [TiebreakLine(int(v), decided[v], p[f"first_won:{v}"]) for v in decided]
 
 
-def _card_stats(games: pl.DataFrame, cards: pl.DataFrame) -> dict[tuple[str, str], list[CardStats]]:
-    """Per config, match-up, strategy and card kind: draws, plays, and the seat's win rate,
-    the intervals over the games' units (a pair's four seat-games are one unit)."""
-    keys = ["config", "matchup", "game"]
-    joined = cards.join(games.select(*keys, "pair", "winner"), on=keys, how="inner")
-    won, played = pl.col("winner") == pl.col("seat"), pl.col("played") > 0
-    groups = ["config", "matchup", "strategy", "kind"]
-    quantities = {
-        "any": (played, None),
-        "won": (won & played, played),
-        "not": (won & ~played, ~played),
-    }
-    counted = tallies(joined, groups, quantities)
-    means = joined.group_by(groups).agg(
-        pl.len().alias("n"),
-        pl.col("drawn").cast(pl.Float64).mean().alias("drawn"),
-        pl.col("played").cast(pl.Float64).mean().alias("played"),
-    )
-    table = counted.join(means, on=groups).sort(groups)
-    unit = unit_name(games)
+def _card_stats(unit: str, cards: pl.DataFrame) -> dict[tuple[str, str], list[CardStats]]:
+    """Per config, match-up, strategy and card kind (read_cards' rows): draws, plays, and
+    the seat's win rate, the intervals over the run's units (a pair's seat-games of one
+    strategy are one unit)."""
     out: dict[tuple[str, str], list[CardStats]] = {}
-    for r in table.iter_rows(named=True):
-        p = [Proportion.of(from_row(r, name), unit) for name in quantities]
+    for r in cards.iter_rows(named=True):
+        n = int(r["seat_games"])
+        p = [Proportion.of(card_tally(r, rate), unit) for rate in CARD_RATES]
+        drawn, played = (r[c] / n if n else math.nan for c in ("drawn", "played"))
         out.setdefault((r["config"], r["matchup"]), []).append(
-            CardStats(r["strategy"], r["kind"], int(r["n"]), r["drawn"], r["played"], *p)
+            CardStats(r["strategy"], r["kind"], n, drawn, played, *p)
         )
     return out
 
@@ -402,25 +490,19 @@ def _card_stats(games: pl.DataFrame, cards: pl.DataFrame) -> dict[tuple[str, str
 # --- rendering -----------------------------------------------------------------------------
 
 
-def pct(x: float) -> str:
-    """A rate as a percentage with one decimal."""
-    return "—" if math.isnan(x) else f"{100 * x:.1f}%"
+pct = present.pct
 
 
 def rate_text(p: Proportion) -> str:
     """'51.2% [50.5, 51.9]' for a proportion with its interval."""
     if not p.n:
-        return "—"
-    low, high = p.interval
-    return f"{pct(p.rate)} [{100 * low:.1f}, {100 * high:.1f}]"
+        return present.DASH
+    return present.rate(p.rate, *p.interval)
 
 
 def mean_text(m: Mean) -> str:
-    """'34.1 [33.9, 34.3]' for a mean with its interval."""
-    low, high = m.interval
-    if math.isnan(low):
-        return "—" if math.isnan(m.mean) else f"{m.mean:.2f}"
-    return f"{m.mean:.2f} [{low:.2f}, {high:.2f}]"
+    """'34.10 [33.90, 34.30]' for a mean with its interval."""
+    return present.mean(m.mean, *m.interval)
 
 
 def _note(*notes: str) -> str:
@@ -429,25 +511,50 @@ def _note(*notes: str) -> str:
     return f"[yellow]{text}[/yellow]" if text else ""
 
 
-def render(run: RunFolder, summaries: list[CellSummary], console: Console) -> None:
-    """Print every cell's tables, each stating its sample sizes."""
+def render(
+    run: RunFolder,
+    summaries: list[CellSummary],
+    console: Console,
+    margin: float = DEFAULT_MARGIN,
+    show: tuple[str, ...] = (),
+) -> None:
+    """The balance board first; then the sections named in show (every one: SECTIONS)."""
+    from reports import board
+
     for warning in run.warnings():
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}", highlight=False)
+    rows = board.rows(summaries, margin)
+    console.print(board.table(rows, margin))
+    for line in board.strategy_lines(rows):
+        console.print(line, highlight=False)
+    console.print(board.legend(margin), highlight=False, style="dim")
+    if show:
+        render_sections(run, summaries, console, show)
+
+
+def render_sections(
+    run: RunFolder, summaries: list[CellSummary], console: Console, show: tuple[str, ...]
+) -> None:
+    """Every cell's long tables named in show, each stating its sample sizes."""
+    sections = {
+        "wins": _wins_table,
+        "outcomes": _outcomes_table,
+        "lines": _tiebreak_table,
+        "ends": _ends_table,
+        "turns": _turns_table,
+        "control": _control_table,
+        "cards": _cards_table,
+    }
     for s in summaries:
         pairs = f", {s.games // 2:,} seat-swapped pairs" if _swapped(run) else ""
         console.rule(f"[bold]{s.config}[/bold] · {s.matchup} · {s.games:,} games{pairs}")
         if s.unit == "pair" and replays(s.matchup):
             console.print(REPLAY_NOTE.format(strategy=s.matchup.partition(",")[0]), highlight=False)
-        for table in (
-            _wins_table(s),
-            _outcomes_table(s),
-            _tiebreak_table(s),
-            _ends_table(s),
-            _turns_table(s),
-            _control_table(s),
-            _cards_table(s),
-        ):
+        for name, make in sections.items():
+            table = make(s) if name in show else None
             if table is not None:
+                drop_empty(table, "note")
+                fit(table)
                 console.print(table)
     units = {s.unit for s in summaries}
     unit = (
@@ -488,7 +595,9 @@ def replays(matchup: str) -> bool:
 def _swapped(run: RunFolder) -> bool:
     """The run played seat-swapped pairs."""
     swap = run.manifest.get("params", {}).get("swap")
-    return swap if isinstance(swap, bool) else bool(run.games["swapped"].any())
+    if isinstance(swap, bool):
+        return swap
+    return bool(run.scan().select(pl.col("swapped").any()).collect().item())
 
 
 def _rate_table(title: str, first: str, rows: dict[str, Proportion]) -> Table:

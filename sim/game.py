@@ -6,6 +6,7 @@ gives the same game either way.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -15,7 +16,17 @@ from sim.engine.game import setup
 from sim.engine.state import END_REASONS, new_state
 from sim.python_loop import EngineError, Turn
 
-__all__ = ["EngineError", "Turn", "end_reason", "play_batch", "play_matchup", "start", "turns"]
+__all__ = [
+    "EngineError",
+    "Turn",
+    "end_reason",
+    "game_loop",
+    "play_batch",
+    "play_matchup",
+    "prepare",
+    "start",
+    "turns",
+]
 
 
 def start(config: Config, seed: int, cpu_level: int = 0):
@@ -43,16 +54,66 @@ def play_batch(
     seat. Returns the result rows (engine/game.py R_* columns) and the card counts
     [game, seat, kind, C_*]. Pass a state to reuse it across batches.
     """
-    from sim.engine.game import play_games
-
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     out, cards = buffers if buffers is not None else result_buffers(len(seeds))
     state = new_state() if s is None else s
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
     seats = np.asarray(policies, dtype=np.int8)
     limits = np.asarray(budgets, dtype=np.int32)
-    play_games(state, *config.engine_args(cpu_level), seats, limits, seeds, flags, out, cards)
+    loop = game_loop(policies, cpu_level)
+    loop(state, *config.engine_args(cpu_level), seats, limits, seeds, flags, out, cards)
     return out, cards
+
+
+def game_loop(policies=(0, 0), cpu_level: int = 0):
+    """The compiled loop that plays these seats: random against random without the CPU has
+    its own (it compiles in a fraction of the time and runs faster), the rest share one."""
+    from sim.engine.game import play_games, play_random_games
+    from sim.engine.state import POLICY_RANDOM
+
+    if cpu_level == 0 and all(int(p) == POLICY_RANDOM for p in policies):
+        return play_random_games
+    return play_games
+
+
+def loop_label(a: str, b: str, cpu_level: int = 0) -> str:
+    """What a compiled loop is compiled for, as progress shows it."""
+    return f"{a} vs {'the CPU' if cpu_level else b}"
+
+
+def prepare(
+    config: Config, policies=(0, 0), budgets=(0, 0), cpu_level: int = 0, note=None
+) -> tuple[float, bool]:
+    """Compile (or load from the cache) the loop these seats need, before any game is timed;
+    note() is called first when it must be compiled. Returns the seconds it took and
+    whether it compiled."""
+    from sim.engine.jit import cached
+
+    cold = not cached(game_loop(policies, cpu_level))
+    if cold and note is not None:
+        note()
+    started = time.perf_counter()
+    play_batch(
+        config, np.arange(1, dtype=np.uint64), None, cpu_level, None, None, policies, budgets
+    )
+    return time.perf_counter() - started, cold
+
+
+def compile_cold(config: Config, a: str, b: str, note) -> float:
+    """Compile the loop of a built-in match-up here, before workers start, when the cache
+    lacks it: one compile the workers then load, not one per worker at once, and never
+    inside the timed run. note(label) is called first; returns the seconds (0 if cached)."""
+    from sim import players
+    from sim.engine.jit import cached
+
+    if not players.compiled(a, b):
+        return 0.0
+    level = players.cpu_level(b, config.rules.cpu_level)
+    codes = players.policy_codes(a, b)
+    if cached(game_loop(codes, level)):
+        return 0.0
+    note(loop_label(a, b, level))
+    return prepare(config, codes, players.budgets(a, b), level)[0]
 
 
 def result_buffers(games: int) -> tuple[np.ndarray, np.ndarray]:

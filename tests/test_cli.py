@@ -210,11 +210,19 @@ def test_bench_reports_games_per_second():
     result = run("bench", "--config", "base", "--games", "2000")
     assert result.exit_code == 0, result.output
     assert "games/s" in result.output
-    rows = table_rows(result.output)
-    assert [row[0] for row in rows] == ["base"]
-    games, rate = rows[0][1], rows[0][3]
-    assert games == "2,000"
-    assert float(rate.replace(",", "")) > 0
+    (row,) = [line.split() for line in result.output.splitlines() if line.startswith("base ")]
+    assert row[1] == "2,000"
+    assert float(row[3].replace(",", "")) > 0  # games per second
+
+
+def test_bench_json_has_its_shape():
+    result = run("bench", "--config", "base", "--games", "2000", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["command"], data["shape"], data["players"]) == ("bench", 1, "random,random")
+    (row,) = data["configs"]
+    assert row["games"] == 2000 and row["errors"] == 0
+    assert 0 < row["first_wins"] < 1 and abs(sum(row["end_reasons"].values()) - 1) < 1e-9
 
 
 # --- what a new user sees -------------------------------------------------------------

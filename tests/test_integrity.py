@@ -54,15 +54,19 @@ def cli(*args: str):
 
 
 def table(parts: list[Path], name: str) -> pl.DataFrame:
+    """The parts' rows in a fixed order; card tallies summed over the chunks."""
     frame = pl.read_parquet(parts).drop("run_id", strict=False)
-    keys = SORT + (["seat"] if name == "cards" else [])
-    return frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String)).sort(keys)
+    frame = frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
+    if name == "card_tallies":
+        keys = ["config", "matchup", "seats", "strategy", "kind"]
+        return frame.group_by(keys).agg(pl.all().sum()).sort(keys, nulls_last=True)
+    return frame.sort(SORT)
 
 
 def same_tables(a: Path, b: Path) -> bool:
     return all(
         table(storage.verified_parts(a, t), t).equals(table(storage.verified_parts(b, t), t))
-        for t in ("games", "cards")
+        for t in ("games", "card_tallies")
     )
 
 
@@ -98,7 +102,7 @@ def test_parts_are_recorded_with_the_checksum_of_their_bytes(run):
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["checksums"] == "sha256" and len(manifest["chunks"]) == GAMES // CHUNK
     for entry in manifest["chunks"].values():
-        for table_name in ("games", "cards"):
+        for table_name in ("games", "card_tallies"):
             record = entry["parts"][table_name]
             path = run / table_name / record["file"]
             assert record["bytes"] == path.stat().st_size
@@ -108,7 +112,7 @@ def test_parts_are_recorded_with_the_checksum_of_their_bytes(run):
 
 
 @pytest.mark.parametrize("kind", list(DAMAGE))
-@pytest.mark.parametrize("table_name", ["games", "cards"])
+@pytest.mark.parametrize("table_name", ["games", "card_tallies"])
 def test_a_damaged_part_is_found_left_out_and_replayed(run, reference, kind, table_name):
     victim = part(run, table_name, 2)
     DAMAGE[kind](victim)
@@ -130,7 +134,7 @@ def test_a_damaged_part_is_found_left_out_and_replayed(run, reference, kind, tab
 
 def test_every_kind_of_damage_at_once_is_repaired_by_one_rerun(run, reference):
     for index, kind in enumerate(DAMAGE):
-        DAMAGE[kind](part(run, "games" if index % 2 else "cards", index))
+        DAMAGE[kind](part(run, "games" if index % 2 else "card_tallies", index))
     result = verify(run)
     assert result.exit_code == 1
     assert result.output.count("damaged  ") == 3 and result.output.count("missing  ") == 1
@@ -141,7 +145,7 @@ def test_every_kind_of_damage_at_once_is_repaired_by_one_rerun(run, reference):
 
 def test_a_stray_or_duplicated_part_is_ignored_with_a_warning(run, reference):
     shutil.copy(part(run, "games", 0), run / "games" / "part-c000-000000 (copy).parquet")
-    shutil.copy(part(run, "cards", 1), run / "cards" / "extra.parquet")
+    shutil.copy(part(run, "card_tallies", 1), run / "card_tallies" / "extra.parquet")
     assert len(storage.verified_parts(run, "games")) == GAMES // CHUNK
     assert same_tables(run, reference)  # no extra games counted
     summary = cli("summary", str(run), "--no-cards")
@@ -153,7 +157,7 @@ def test_a_stray_or_duplicated_part_is_ignored_with_a_warning(run, reference):
     warnings = []
     assert play(run, warnings).played == 0
     assert sum("extra.parquet" in w or "(copy)" in w for w in warnings) == 2
-    assert (run / "cards" / "extra.parquet").exists()  # not ours to delete
+    assert (run / "card_tallies" / "extra.parquet").exists()  # not ours to delete
 
 
 def test_an_unrecorded_part_is_not_trusted(run, reference):
@@ -162,7 +166,7 @@ def test_an_unrecorded_part_is_not_trusted(run, reference):
     manifest["chunks"]["c000-000004"] = {"status": "pending"}
     manifest["status"] = "running"
     storage.write_manifest(manifest, run)
-    assert len(storage.verified_parts(run, "cards")) == GAMES // CHUNK - 1
+    assert len(storage.verified_parts(run, "card_tallies")) == GAMES // CHUNK - 1
     again = play(run)
     assert again.played == CHUNK
     statuses = {e["status"] for e in storage.read_manifest(run)["chunks"].values()}
@@ -254,10 +258,10 @@ def test_verify_passes_a_sound_run_and_names_each_problem(run):
     clean = verify(run)
     assert clean.exit_code == 0, clean.output
     assert f"fine     12 parts: 6 chunks, {GAMES:,} games" in clean.output
-    DAMAGE["truncated"](part(run, "cards", 3))
+    DAMAGE["truncated"](part(run, "card_tallies", 3))
     damaged = verify(run)
     assert damaged.exit_code == 1
-    assert "damaged  cards/part-c000-000003.parquet: truncated" in damaged.output
+    assert "damaged  card_tallies/part-c000-000003.parquet: truncated" in damaged.output
     assert "fine     10 parts: 5 chunks" in damaged.output
 
 

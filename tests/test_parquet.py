@@ -15,12 +15,18 @@ from hypothesis import strategies as st
 from parts_reference import to_arrow
 
 from sim.config import load
+from sim.engine.game import R_WINNER
 from sim.game import play_matchup
 from sim.runner import parquet
 from sim.runner.plan import Cell
 from sim.runner.schema import serialized_schema
 from sim.runner.seeds import game_seeds
-from sim.runner.tables import cards_columns, games_columns, result_fields
+from sim.runner.tables import (
+    card_tally_columns,
+    cards_columns,
+    games_columns,
+    result_fields,
+)
 
 
 def chunk(config: str, players: tuple[str, str], swap: bool, games: int = 300, start: int = 40):
@@ -28,9 +34,11 @@ def chunk(config: str, players: tuple[str, str], swap: bool, games: int = 300, s
     seeds = game_seeds(7, start, start + games)
     swapped = (np.arange(start, start + games) % 2 == 1) if swap else None
     out, cards = play_matchup(cell.config, cell.a, cell.b, seeds, swapped)
+    seats = np.zeros(games, bool) if swapped is None else swapped
     return {
         "games": games_columns("run1", cell, start, swap, seeds, result_fields(out)),
         "cards": cards_columns(cell, start, swap, cards),
+        "card_tallies": card_tally_columns(cell, swap, cards, out[:, R_WINNER], seats),
     }
 
 

@@ -10,7 +10,7 @@ from collections import Counter
 import numpy as np
 import pytest
 import typer
-from cli_failures import assert_exit_1
+from cli_failures import assert_clean_failure
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -253,4 +253,9 @@ def test_cli_notes_an_axis_it_chose() -> None:
     ],
 )
 def test_cli_mistakes_fail_cleanly(args: list[str], message: str) -> None:
-    assert message in assert_exit_1(cli("card-impact", *args))
+    """An option value the command cannot take is a usage error (exit 2); a config file
+    that cannot be used is a failure (exit 1)."""
+    result = cli("card-impact", *args)
+    line = assert_clean_failure(result)
+    assert message in line
+    assert result.exit_code == (1 if "unknown config" in message else 2), line

@@ -310,7 +310,7 @@ def test_identical_runs_show_no_change_and_pass_fail_on_change(runs):
 def test_a_changed_first_seat_rate_fails(runs):
     args = ("compare", str(runs["same1"]), str(runs["flipped"]))
     result = invoke(*args, "--fail-on-change")
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 3, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "lower in B" in result.output and "of 2 primary rows changed" in result.output
     assert invoke(*args).exit_code == 0  # without the flag a change is not a failure
@@ -414,7 +414,7 @@ def test_compare_configs_plays_both_then_compares(runs, tmp_path):
     )
     assert played["cells"] == stored["cells"]  # the same seeded games as the fixture's runs
     again = invoke(*args, "--out", str(tmp_path), "--fail-on-change")
-    assert again.exit_code == 1, again.output  # paired, A's score moves 1.6 points
+    assert again.exit_code == 3, again.output  # paired, A's score moves 1.6 points
 
 
 def test_compare_configs_in_a_temporary_folder_cleans_up():

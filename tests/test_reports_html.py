@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 import typer
+from card_reference import long_cards
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -29,7 +30,6 @@ from reports.html import (
 from reports.stats import Difference
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.schema import cards_long
 from sim.stats import Estimate
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -40,7 +40,7 @@ CHROMIUM_FLAGS = [
 
 
 def make_run(folder: Path, games: int, configs=("base",)) -> Path:
-    plan = make_plan(list(configs), ["random,random"], games, 1, True, 1000)
+    plan = make_plan(list(configs), ["random,random"], games, 1, True, 1000, per_game_cards=True)
     return execute(plan, folder, workers=1).out
 
 
@@ -102,7 +102,7 @@ def test_win_rate_intervals_take_the_pair_as_the_unit(page: str, games: pl.DataF
     centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
     half = z / (1 + z * z / n_eff) * np.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff**2))
     shown = f"{100 * p:.1f}% [{100 * (centre - half):.1f}, {100 * (centre + half):.1f}]"
-    assert shown in section(page, "Win rates")
+    assert shown in section(page, "Balance and win rates")
 
 
 def test_line_control_shares_match_a_direct_count(page: str, games: pl.DataFrame) -> None:
@@ -118,7 +118,8 @@ def test_line_control_shares_match_a_direct_count(page: str, games: pl.DataFrame
 
 
 def test_card_impact_counts_match_a_direct_count(run_dir: Path, games: pl.DataFrame) -> None:
-    cards = cards_long(pl.read_parquet(run_dir / "cards" / "*.parquet"))
+    wide = pl.read_parquet(run_dir / "cards" / "*.parquet")
+    cards = long_cards(wide, ["PRINT", "GOSUB"])
     winner = dict(
         zip(zip(games["config"], games["game"], strict=True), games["winner"], strict=True)
     )
@@ -141,10 +142,10 @@ def test_card_impact_counts_match_a_direct_count(run_dir: Path, games: pl.DataFr
 
 
 def test_every_section_states_its_sample(page: str) -> None:
-    for title in ("Win rates", "Scores and game length", "Line control", "Cards"):
+    for title in ("Balance and win rates", "Scores and game length", "Line control", "Cards"):
         assert "Sample: " in section(page, title), title
     assert "Sample: 4,000 games from 2,000 independent seeds (seat-swapped pairs" in section(
-        page, "Win rates"
+        page, "Balance and win rates"
     )
     assert "Too small to tell" not in page
     assert "each of the 2,000 seat-swapped pairs share a deal" in page
@@ -195,10 +196,11 @@ def test_an_incomplete_run_is_flagged(tmp_path: Path) -> None:
 
 def test_the_page_needs_no_network(page: str) -> None:
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 6
-    assert not re.search(r"\b(src|href)\s*=", page)
-    assert not re.search(r"@import|url\(", page)
+    assert not re.search(r"\b(src|href)\s*=\s*['\"](?!#)", page)  # only the page's own ids
+    assert not re.search(r"@import|url\((?!#)", page)
     urls = set(re.findall(r"https?://[^\s'\"<>]+", page))
-    assert urls == {"http://www.w3.org/2000/svg"}  # a namespace name, never fetched
+    namespaces = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+    assert urls <= namespaces  # namespace names, never fetched
 
 
 def test_text_from_the_run_is_escaped(tmp_path: Path) -> None:
@@ -213,15 +215,39 @@ def chromium() -> str | None:
     return next((path for b in BROWSERS if (path := shutil.which(b))), None)
 
 
-@pytest.mark.skipif(chromium() is None, reason="no chromium binary installed")
+CHECK = """<script>
+const out = {texts: 0, clipped: [], labels: []};
+for (const svg of document.querySelectorAll("svg")) {
+  const box = svg.getBoundingClientRect();
+  for (const t of svg.querySelectorAll("text")) {
+    const r = t.getBoundingClientRect();
+    out.texts += 1;
+    out.labels.push(t.textContent.trim());
+    if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 ||
+        r.bottom > box.bottom + 1) out.clipped.push(t.textContent.trim());
+  }
+}
+const pre = document.createElement("pre");
+pre.id = "sim-check";
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>"""
+
+
 def test_the_report_renders_in_headless_chromium(run_dir: Path, tmp_path: Path) -> None:
+    """Chromium draws the page: every plot's labels are text inside its figure (none clipped
+    by the figure's edge), the axis titles and sample sizes are there, and a screenshot is a
+    drawn page."""
+    import json
+
     out = write_report(run_dir, tmp_path / "report.html")
     browser = chromium()
-    assert browser is not None
-    profile = tmp_path / "profile"
-    base = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}"]
+    assert browser is not None, "this test needs headless Chromium: apt-get install chromium"
+    checked = tmp_path / "checked.html"
+    checked.write_text(out.read_text().replace("</body>", CHECK + "</body>"))
+    base = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(
-        [*base, "--dump-dom", out.resolve().as_uri()],
+        [*base, "--dump-dom", checked.resolve().as_uri()],
         capture_output=True,
         text=True,
         timeout=120,
@@ -229,8 +255,13 @@ def test_the_report_renders_in_headless_chromium(run_dir: Path, tmp_path: Path) 
     ).stdout
     run_id = load_run(run_dir).manifest["run_id"]
     assert f"<title>One Zero One run report {run_id}</title>" in dom
-    assert dom.count("<svg") >= 6 and "<rect" in dom and "<circle" in dom
-    assert "Line control" in dom
+    found = json.loads(re.search(r'<pre id="sim-check">(.*?)</pre>', dom, re.S).group(1))
+    assert found["texts"] > 50 and found["clipped"] == []
+    labels = " ".join(found["labels"])
+    for label in ("first-seat advantage", "final score (points)", "game length (turns)",
+                  "share of games (%)", "win rate when played minus when not",
+                  "balanced: ±1 pts", "2,000 games", "base · random,random"):  # fmt: skip
+        assert label in labels, label
     shot = tmp_path / "shot.png"
     subprocess.run(
         [*base, "--window-size=1200,2400", f"--screenshot={shot}", out.resolve().as_uri()],

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 import typer
-from cli_failures import assert_exit_1
+from cli_failures import assert_clean_failure
 from scipy import optimize
 from typer.testing import CliRunner
 
@@ -291,4 +291,9 @@ def test_cli_stops_inconclusive_at_the_game_limit() -> None:
     ],
 )
 def test_cli_mistakes_fail_cleanly(args: list[str], message: str) -> None:
-    assert message in assert_exit_1(cli("sprt", *args))
+    """An option value the command cannot take is a usage error (exit 2); a config file
+    that cannot be used is a failure (exit 1)."""
+    result = cli("sprt", *args)
+    line = assert_clean_failure(result)
+    assert message in line
+    assert result.exit_code == (1 if "unknown config" in message else 2), line

@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import typer
+from card_reference import stored_tallies, write_tallies
 from cli_failures import assert_clean_failure
 from scipy import stats as sps
 from typer.testing import CliRunner
@@ -19,7 +20,6 @@ from reports.cli_runs import register
 from reports.summary import Mean, Proportion, open_run, read_cards, summarize
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.schema import cards_long
 
 WIDE = {"COLUMNS": "250"}
 F, S, D = "first", "second", "draw"
@@ -96,8 +96,7 @@ def write_run(folder: Path, games: pl.DataFrame, cards=None, manifest=None) -> P
     (folder / "games").mkdir(parents=True)
     games.write_parquet(folder / "games" / "part-0.parquet")
     if cards is not None:
-        (folder / "cards").mkdir()
-        cards.write_parquet(folder / "cards" / "part-0.parquet")
+        write_tallies(folder, games, cards)
     default = {
         "status": "complete",
         "params": {"swap": True},
@@ -213,7 +212,7 @@ def test_mean_notes_small_samples():
 
 
 def test_summary_prints_hand_counts_with_sizes_and_small_sample_notes(tiny):
-    result = invoke("summary", str(tiny))
+    result = invoke("summary", str(tiny), "--detail")
     assert result.exit_code == 0, result.output
     rows = {tuple(r[:3]): r for r in table_rows(result.output)}
     first = rows[("first seat", "4", "8")]
@@ -228,7 +227,7 @@ def test_summary_prints_hand_counts_with_sizes_and_small_sample_notes(tiny):
 
 
 def test_summary_without_cards(tiny):
-    result = invoke("summary", str(tiny), "--no-cards")
+    result = invoke("summary", str(tiny), "--no-cards", "--detail")
     assert result.exit_code == 0, result.output
     assert "SAVE" not in result.output
 
@@ -249,7 +248,7 @@ def real_run(tmp_path_factory) -> Path:
 
 
 def test_summary_of_a_real_run_agrees_with_its_tables(real_run):
-    result = invoke("summary", str(real_run))
+    result = invoke("summary", str(real_run), "--detail")
     assert result.exit_code == 0, result.output
     games = pl.read_parquet(real_run / "games" / "*.parquet")
     winrates = pl.read_parquet(real_run / "winrates.parquet")
@@ -261,11 +260,13 @@ def test_summary_of_a_real_run_agrees_with_its_tables(real_run):
         assert wins == stored
         assert ["first seat", f"{wins:,}", "2,000"] in [r[:3] for r in rows]
         assert f"{config} · random,random · 2,000 games, 1,000 seat-swapped pairs" in result.output
-    cards = cards_long(pl.read_parquet(real_run / "cards" / "*.parquet"))
-    save = cards.filter((pl.col("config").cast(pl.String) == "base") & (pl.col("kind") == "SAVE"))
+    cards = stored_tallies(real_run)
+    save = cards.filter((pl.col("config") == "base") & (pl.col("kind") == "SAVE")).row(
+        0, named=True
+    )
     card_rows = [r for r in rows if r[:2] == ["random", "SAVE"]]
-    assert card_rows[0][2] == "4,000"  # two players in each of 2,000 games
-    assert card_rows[0][3] == f"{save['drawn'].cast(pl.Float64).mean():.2f}"
+    assert card_rows[0][2] == "4,000" == f"{save['seat_games']:,}"  # 2 players, 2,000 games
+    assert card_rows[0][3] == f"{save['drawn'] / 4000:.2f}"
 
 
 def test_summary_matches_stored_tiebreak_counts(real_run):
@@ -335,5 +336,5 @@ def test_deterministic_self_play_counts_each_replayed_pair_once(tmp_path):
     assert cell.wins["A (greedy) score"].interval == (0.5, 0.5)  # A takes one game of each pair
     stored = pl.read_parquet(out / "winrates.parquet").row(0, named=True)
     assert (stored["first_low"], stored["first_high"]) == pytest.approx(first.interval)
-    result = invoke("summary", str(out))
+    result = invoke("summary", str(out), "--detail")
     assert "greedy is deterministic and plays itself" in result.output

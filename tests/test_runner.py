@@ -16,16 +16,17 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from card_reference import long_cards, reference_tallies, stored_tallies
 
 from sim.cards import NAMES
 from sim.config import load
 from sim.engine.game import C_DRAWN, C_EFFECT, C_PLAYED
 from sim.game import play_matchup
+from sim.runner import storage
 from sim.runner.dask_backend import ClusterError
 from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
 from sim.runner.run import RunError, execute, part_schemas
-from sim.runner.schema import cards_long
 from sim.runner.seeds import cell_key, game_seeds
 from sim.runner.worker import ChunkError, Task, play_chunk
 
@@ -39,10 +40,11 @@ SORT = ["config", "matchup", "game"]
 
 
 def table(out: Path, name: str) -> pl.DataFrame:
+    """A table of a run folder, rows in a fixed order; card tallies summed over chunks."""
+    if name == "card_tallies":
+        return stored_tallies(out)
     frame = pl.read_parquet(out / name / "*.parquet").drop("run_id", strict=False)
-    if name == "cards":
-        frame = cards_long(frame)
-    keys = SORT + (["seat", "kind"] if name == "cards" else [])
+    keys = SORT + (["seat"] if name == "cards" else [])
     return frame.with_columns(pl.col(pl.Categorical).cast(pl.String)).sort(keys)
 
 
@@ -55,7 +57,7 @@ def small_plan(**kw):
 def test_results_do_not_depend_on_workers_or_chunks(tmp_path):
     one = execute(small_plan(chunk_size=1200), tmp_path / "one", workers=1).out
     many = execute(small_plan(chunk_size=250), tmp_path / "many", workers=2).out
-    for name in ("games", "cards"):
+    for name in ("games", "card_tallies"):
         assert table(one, name).equals(table(many, name))
     assert len(list((many / "games").glob("*.parquet"))) > len(list((one / "games").glob("*")))
 
@@ -146,12 +148,12 @@ def test_rerun_continues_and_ends_with_the_same_tables(tmp_path):
     full = execute(plan, tmp_path / "full", workers=1).out
     part = tmp_path / "part"
     execute(plan, part, workers=1)
-    for victim in sorted((part / "cards").glob("*.parquet"))[::3]:
+    for victim in sorted((part / "card_tallies").glob("*.parquet"))[::3]:
         victim.unlink()  # as if those chunks never finished
     (part / "winrates.parquet").unlink()
     again = execute(plan, part, workers=1)
     assert 0 < again.played < again.played + again.skipped
-    for name in ("games", "cards"):
+    for name in ("games", "card_tallies"):
         assert table(part, name).equals(table(full, name))
     assert pl.read_parquet(part / "winrates.parquet").equals(
         pl.read_parquet(full / "winrates.parquet")
@@ -257,13 +259,13 @@ def test_interrupting_a_run_keeps_finished_chunks_and_the_same_command_continues
     ]  # fmt: skip
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list((out / "cards").glob("*.parquet"))) < 5:
+    while time.monotonic() < deadline and len(list((out / "card_tallies").glob("*.parquet"))) < 5:
         time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Run the same command again" in err
-    finished = len(list((out / "cards").glob("*.parquet")))
+    finished = len(list((out / "card_tallies").glob("*.parquet")))
     assert 0 < finished < 150
     assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
     again = subprocess.run(command, capture_output=True, text=True, timeout=600)
@@ -283,27 +285,36 @@ def test_dask_backend_gives_the_same_tables_as_local(tmp_path):
         remote = execute(
             small_plan(chunk_size=300), tmp_path / "dask", backend="dask", scheduler=client
         ).out
-    for name in ("games", "cards"):
+    for name in ("games", "card_tallies"):
         assert table(local, name).equals(table(remote, name))
 
 
-def test_card_counts_are_per_game_seat_and_kind(tmp_path):
-    out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+def test_per_game_cards_are_one_row_per_game_and_seat(tmp_path):
+    plan = small_plan(configs=["base"], games=200, per_game_cards=True)
+    out = execute(plan, tmp_path / "r", workers=1).out
     cards = table(out, "cards")
-    assert cards.height == 200 * 2 * 6  # base holds six kinds
-    assert (cards["played"] <= cards["drawn"]).all()
+    assert cards.height == 200 * 2
+    assert (cards["SAV_played"] <= cards["SAV_drawn"]).all()
     assert set(cards["strategy"].unique()) == {"random"}
-    assert (cards.group_by("game", "seat").agg(pl.col("drawn").sum())["drawn"] >= 3).all()
+    drawn = cards.select(pl.sum_horizontal(pl.col("^.*_drawn$")).alias("n"))["n"]
+    assert (drawn >= 3).all()
+    assert (cards["GSB_drawn"] == 0).all()  # base deals no GOSUB
+
+
+def test_the_runs_tables_hold_no_per_game_cards_unless_asked(tmp_path):
+    out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+    assert not (out / "cards").exists()
+    assert len(list((out / "card_tallies").glob("*.parquet"))) == 1
 
 
 def test_the_cards_table_holds_the_engine_counts(tmp_path):
-    """One row per game, seat and kind of the deck, plain small integers on disk."""
-    plan = small_plan(configs=["101"], games=40)
+    """One row per game and seat, plain small integers on disk."""
+    plan = small_plan(configs=["101"], games=40, per_game_cards=True)
     out = execute(plan, tmp_path / "r", workers=1).out
     stored = pl.read_parquet(out / "cards" / "*.parquet")
     config = load("101")
-    assert stored.height == 40 * 2 * len(np.unique(config.kinds()))
-    assert stored["drawn"].dtype == pl.UInt8 and stored["seat"].dtype == pl.Enum(
+    assert stored.height == 40 * 2
+    assert stored["SAV_drawn"].dtype == pl.UInt8 and stored["seat"].dtype == pl.Enum(
         ["first", "second"]
     )
     seeds = game_seeds(cell_key(7, "random,random"), 0, 20).repeat(2)
@@ -318,8 +329,31 @@ def test_the_cards_table_holds_the_engine_counts(tmp_path):
     expected = pl.DataFrame(
         rows, schema=["game", "seat", "kind", "drawn", "played", "took_effect"], orient="row"
     )
-    unpacked = table(out, "cards").select(expected.columns)
-    assert unpacked.cast(expected.schema).equals(expected.sort("game", "seat", "kind"))
+    unpacked = long_cards(table(out, "cards"), [NAMES[k] for k in kinds]).select(expected.columns)
+    assert (
+        unpacked.cast(expected.schema)
+        .sort("game", "seat", "kind")
+        .equals(expected.sort("game", "seat", "kind"))
+    )
+
+
+@pytest.mark.parametrize(
+    ("players", "swap"),
+    [("greedy,random", True), ("random,random", True), ("random,greedy", False)],
+)
+def test_card_tallies_are_the_per_game_cards_counted_by_unit(tmp_path, players, swap):
+    """The compiled per-chunk tallies, summed, equal polars' count over the per-game cards
+    (whatever the chunking), for A and B apart and together."""
+    plan = small_plan(
+        configs=["base"], players=[players], games=300, chunk_size=100, swap=swap,
+        per_game_cards=True,
+    )  # fmt: skip
+    out = execute(plan, tmp_path / "r", workers=1).out
+    kinds = [NAMES[k] for k in np.unique(load("base").kinds())]
+    expected = reference_tallies(table(out, "games"), long_cards(table(out, "cards"), kinds))
+    stored = table(out, "card_tallies")
+    assert stored.height == expected.height == len(kinds) * (1 if players == "random,random" else 3)
+    assert stored.cast(expected.schema).equals(expected)
 
 
 def test_cards_rows_name_the_strategy_in_each_seat_of_swapped_pairs(tmp_path):
@@ -334,8 +368,7 @@ def test_cards_rows_name_the_strategy_in_each_seat_of_swapped_pairs(tmp_path):
     counts = np.zeros((4, 2, len(NAMES), 3), dtype=np.uint8)
     columns = cards_columns(cell, 10, True, counts)
     write_part(tmp_path, "cards", "x", columns, serialized_schema("cards"))
-    frame = table(tmp_path, "cards")
-    seats = frame.unique(["game", "seat", "strategy"]).sort("game", "seat")
+    seats = table(tmp_path, "cards").sort("game", "seat")
     # games 10 and 12 are first games of their pairs (A first); 11 and 13 are swapped
     assert seats.select("game", "seat", "strategy").rows() == [
         (10, "first", "greedy"), (10, "second", "random"),
@@ -396,3 +429,46 @@ def test_parent_and_workers_load_only_what_they_use(modules, absent):
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == "[]"
+
+
+def test_files_get_the_permissions_of_the_umask(tmp_path):
+    """mkstemp makes 0600 files: a shared folder's colleagues could not read the run."""
+    old = os.umask(0o027)
+    storage._umask.cache_clear()
+    try:
+        out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+    finally:
+        os.umask(old)
+        storage._umask.cache_clear()
+    files = [p for p in out.rglob("*") if p.is_file() and p.name != ".lock"]
+    assert {p.stat().st_mode & 0o777 for p in files} == {0o640}
+    assert len(files) >= 6  # manifest, backup, two summaries, a games and a tallies part
+
+
+def test_the_manifest_records_the_library_versions(tmp_path):
+    import numpy
+    import polars
+
+    out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+    libraries = json.loads((out / "manifest.json").read_text())["libraries"]
+    assert libraries["numpy"] == numpy.__version__ and libraries["polars"] == polars.__version__
+    assert set(libraries) == {"numpy", "numba", "polars", "pyarrow", "scipy"}
+
+
+def test_per_game_cards_option_writes_a_part_that_is_verified(tmp_path):
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    out = tmp_path / "r"
+    args = ["run", "--games", "200", "--workers", "1", "--quiet", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--per-game-cards"], prog_name="sim")
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads((out / "manifest.json").read_text())["chunks"].values()
+    assert set(entry["parts"]) == {"games", "card_tallies", "cards"}
+    part = out / "cards" / entry["parts"]["cards"]["file"]
+    part.write_bytes(part.read_bytes()[:100])
+    check = CliRunner().invoke(app, ["verify", str(out)], prog_name="sim")
+    assert check.exit_code == 1 and f"damaged  cards/{part.name}: truncated" in check.output
+    plain = CliRunner().invoke(app, args, prog_name="sim")  # without the option: another run
+    assert plain.exit_code == 1 and "holds a different run" in plain.output

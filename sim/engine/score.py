@@ -11,29 +11,33 @@ NOBODY = -1
 
 @kernel
 def controller(s, line):
-    """The digit controlling a line, or NOBODY."""
+    """The digit controlling a line, or NOBODY.
+
+    REM exclusions (5.10): only the cards from the right-most <REM to the left-most REM>
+    count, both included. One pass (two measured ~10% of a random game): a <REM restarts
+    the count, the first REM> closes it, and a <REM after that leaves nothing counted.
+    """
     if s.count[line] < 3:
         return NOBODY
-    width = s.width[line]
-    # REM exclusions: everything right of the left-most REM> and left of the right-most <REM
-    right_of = width
-    left_of = 0
-    for col in range(width):
-        cid = s.grid[line, col]
-        if cid != NO_CARD and s.kind[cid] == REM:
-            if s.dirn[cid] == RIGHT and col < right_of:
-                right_of = col
-            elif s.dirn[cid] == LEFT and col > left_of:
-                left_of = col
     ones = 0
     zeros = 0
-    for col in range(left_of, min(right_of + 1, width)):
+    closed = False
+    for col in range(s.width[line]):
         cid = s.grid[line, col]
-        if cid != NO_CARD:
+        if cid == NO_CARD:
+            continue
+        rem = s.kind[cid] == REM
+        if rem and s.dirn[cid] == LEFT:
+            if closed:
+                return NOBODY
+            ones = 0
+            zeros = 0
+        if not closed:
             if s.face[cid]:
                 ones += 1
             else:
                 zeros += 1
+            closed = rem and s.dirn[cid] == RIGHT
     if ones > zeros:
         return 1
     if zeros > ones:

@@ -30,11 +30,11 @@ from sim.engine.state import (
 from sim.engine.turn import (
     HAND_SIZE,
     begin_turn,
+    canonical_turn,
     card_lines,
     finish_turn,
     line_masks,
     put_card,
-    random_turn,
 )
 
 MAX_MOVES = 512  # more legal moves than this in one turn are not considered
@@ -339,7 +339,7 @@ def rollout_to_end(t, spare):
         if digit == t.cpu:
             cpu_turn(t)
         elif not may_end(t, digit) or not take_win(t, digit, spare):
-            random_turn(t)
+            canonical_turn(t)  # both seats were just set to random
 
 
 @kernel

@@ -73,6 +73,7 @@ class RunPlan:
     seed: int
     swap: bool = True
     chunk_size: int = DEFAULT_CHUNK
+    per_game_cards: bool = False  # also write the wide per-game cards table
 
     def cells(self) -> list[Cell]:
         return [
@@ -107,6 +108,7 @@ class RunPlan:
             "rules_version": RULES_VERSION,
             "sim_source": source_hash(),
             "strategy_versions": self.strategy_versions,
+            **({"per_game_cards": True} if self.per_game_cards else {}),
         }
 
     @property
@@ -134,6 +136,7 @@ def make_plan(
     seed: int,
     swap: bool = True,
     chunk_size: int | None = None,
+    per_game_cards: bool = False,
 ) -> RunPlan:
     """Validate names and numbers into a plan; every problem is one PlanError (UsageError
     for an option's value). chunk_size None: the default for the strategies (default_chunk)."""
@@ -161,7 +164,7 @@ def make_plan(
             f"--games {games:,}: {chunks:,} chunks of {chunk_size:,} games; at most "
             f"{MAX_CHUNKS:,} a run (raise --chunk-size or play fewer games)"
         )
-    return RunPlan(loaded, matchups, games, seed, swap, chunk_size)
+    return RunPlan(loaded, matchups, games, seed, swap, chunk_size, per_game_cards)
 
 
 def check_numbers(name=lambda field: f"--{field.replace('_', '-')}", **values: int | None) -> None:

@@ -126,14 +126,15 @@ def _tasks(plan: RunPlan, out: Path, todo: list) -> Iterator[Task]:
     run_id, source = plan.run_id, plan.params()["sim_source"]
     schemas = part_schemas()
     for c in todo:
-        yield Task(str(out), run_id, c, keys[c.cell.index], c.cell.swap, source, schemas)
+        key, cards = keys[c.cell.index], plan.per_game_cards
+        yield Task(str(out), run_id, c, key, c.cell.swap, source, schemas, cards)
 
 
 def part_schemas() -> dict[str, bytes]:
     """Each part table's serialized Arrow schema, made once here for every worker."""
     from sim.runner.schema import serialized_schema
 
-    return {table: serialized_schema(table) for table in (storage.GAMES, storage.CARDS)}
+    return {table: serialized_schema(table) for table in storage.TABLES}
 
 
 def _raise_interrupt(signum, frame):
@@ -159,7 +160,7 @@ def _dispatch(tasks, count: int, backend, workers, scheduler, on_done) -> None:
 
 def _prepare(plan: RunPlan, out: Path, overwrite: bool, warn: Callable[[str], None]) -> dict:
     """Create or reopen the run folder; refuse one that holds a different run. Chunk
-    statuses are set from the parts on disk: done only where both parts fully verify."""
+    statuses are set from the parts on disk: done only where all its parts fully verify."""
     try:
         existing = _existing(plan, out, overwrite)
         storage.sweep_temporaries(out)
@@ -192,7 +193,7 @@ def _existing(plan: RunPlan, out: Path, overwrite: bool) -> dict | None:
             )
         storage.clear_folder(out)
         return None
-    has_parts = any((out / t).exists() for t in (storage.GAMES, storage.CARDS))
+    has_parts = any((out / t).exists() for t in storage.TABLES)
     if existing is None and has_parts:
         if not overwrite:
             raise RunError(f"{out} holds part files but no manifest; {_restore_advice(out)}")
@@ -214,7 +215,7 @@ def _restore_advice(out: Path) -> str:
 
 
 def _verified_chunks(plan: RunPlan, out: Path, existing: dict, warn) -> dict[str, dict]:
-    """Each chunk's entry: kept where both parts fully verify; otherwise pending, its part
+    """Each chunk's entry: kept where all its parts fully verify; otherwise pending, its part
     files deleted (replaying is deterministic). Part files no chunk names stay, ignored."""
     from sim.runner import verify
 
@@ -269,6 +270,7 @@ def _new_manifest(plan: RunPlan) -> dict:
         "params": plan.params(),
         "sim_version": sim_version(),
         "python": platform.python_version(),
+        "libraries": library_versions(),
         "configs": {
             c.name: {"hash": c.hash, "path": str(c.path), "content": c.to_dict()}
             for c in plan.configs
@@ -284,6 +286,20 @@ def _new_manifest(plan: RunPlan) -> dict:
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "checksums": storage.DIGEST,
     }
+
+
+LIBRARIES = ("numpy", "numba", "polars", "pyarrow", "scipy")
+
+
+def library_versions() -> dict[str, str]:
+    """The installed versions of the libraries that play, write and read the run."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in LIBRARIES:
+        with suppress(PackageNotFoundError):
+            found[name] = version(name)
+    return found
 
 
 def _save(manifest: dict, out: Path) -> None:

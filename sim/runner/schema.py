@@ -14,7 +14,20 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.runner.categories import ENDS, KINDS, LINE_COLUMNS, OUTCOMES, SEATS, WINNERS
+from sim.runner.categories import (
+    CARD_CODES,
+    CARD_RATES,
+    CARD_SUMS,
+    COUNT_NAMES,
+    ENDS,
+    KINDS,
+    LINE_COLUMNS,
+    MOMENTS,
+    OUTCOMES,
+    SEATS,
+    SIDES,
+    WINNERS,
+)
 
 SEAT = pl.Enum(SEATS)
 WINNER = pl.Enum(WINNERS)
@@ -45,25 +58,34 @@ GAMES_TYPES: dict[str, pl.DataType] = {
     **dict.fromkeys(LINE_COLUMNS, SEAT),
 }
 
-CARDS_TYPES: dict[str, pl.DataType] = {
+SIDE = pl.Enum(SIDES)
+
+CARDS_TYPES: dict[str, pl.DataType] = {  # opt-in: one row per game and seat
     "config": pl.Categorical(),
     "matchup": pl.Categorical(),
     "game": pl.UInt32(),
     "seat": SEAT,
     "strategy": pl.Categorical(),
-    "kind": KIND,
-    "drawn": pl.UInt8(),
-    "played": pl.UInt8(),
-    "took_effect": pl.UInt8(),
+    **{f"{code}_{count}": pl.UInt8() for code in CARD_CODES for count in COUNT_NAMES},
 }
-TEXT_COLUMNS = ["config", "matchup", "seat", "strategy", "kind"]
+
+CARD_TALLY_TYPES: dict[str, pl.DataType] = {  # per chunk, side and kind (tables.py)
+    "config": pl.Categorical(),
+    "matchup": pl.Categorical(),
+    "seats": SIDE,
+    "strategy": pl.Categorical(),
+    "kind": KIND,
+    **dict.fromkeys(CARD_SUMS, pl.UInt64()),
+    **{f"{q}_{m}": pl.UInt64() for q in CARD_RATES for m in MOMENTS},
+}
+TYPES = {"games": GAMES_TYPES, "cards": CARDS_TYPES, "card_tallies": CARD_TALLY_TYPES}
 
 
 @cache
 def arrow_schema(table: str) -> pa.Schema:
     """The Arrow schema polars writes for a table's types, field metadata included (that is
     how polars knows an enum's categories when it reads the part back)."""
-    types = GAMES_TYPES if table == "games" else CARDS_TYPES
+    types = TYPES[table]
     buffer = io.BytesIO()
     pl.DataFrame(schema=types).write_parquet(buffer)
     return pq.read_schema(pa.BufferReader(buffer.getvalue()))
@@ -75,9 +97,3 @@ def serialized_schema(table: str) -> bytes:
     buffer = io.BytesIO()
     pq.write_table(arrow_schema(table).empty_table(), buffer)
     return pq.read_metadata(pa.BufferReader(buffer.getvalue())).metadata[b"ARROW:schema"]
-
-
-def cards_long(cards: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame | pl.DataFrame:
-    """The cards table (frame or lazy scan) with its text columns as plain strings:
-    config, matchup, game, seat, strategy, kind, drawn, played, took_effect."""
-    return cards.with_columns(pl.col(TEXT_COLUMNS).cast(pl.String))

@@ -10,6 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from contextlib import suppress
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -20,7 +21,8 @@ if TYPE_CHECKING:  # the parent never writes parts: its start-up stays free of n
 
 T = TypeVar("T")
 MANIFEST, BACKUP = "manifest.json", "manifest.backup.json"
-GAMES, CARDS = "games", "cards"
+GAMES, CARD_TALLIES, CARDS = "games", "card_tallies", "cards"  # cards: opt-in, per game
+TABLES = (GAMES, CARD_TALLIES, CARDS)
 DIGEST = "sha256"  # hashlib's fastest here (OpenSSL's SHA extensions): ~2x blake2b
 
 
@@ -38,7 +40,10 @@ def atomic_write(path: Path, write: Callable[[Path], T]) -> T:
     loss. Returns what `write(tmp)` returns."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600: colleagues could not read it
+    finally:
+        os.close(fd)
     try:
         result = write(Path(tmp))
         _fsync(Path(tmp))
@@ -48,6 +53,14 @@ def atomic_write(path: Path, write: Callable[[Path], T]) -> T:
         raise
     _fsync(path.parent)
     return result
+
+
+@cache
+def _umask() -> int:
+    """The process's umask (read by setting it, so read once and put straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _fsync(path: Path) -> None:
@@ -85,7 +98,8 @@ def _first_line(exc: BaseException) -> str:
 def write_part(
     out: Path, table_name: str, chunk_name: str, columns: list[Column], schema: bytes
 ) -> dict:
-    """A chunk's part file of one table (tables.games_columns or cards_columns), carrying
+    """A chunk's part file of one table (tables.games_columns, card_tally_columns or
+    cards_columns), carrying
     the table's serialized Arrow schema (schema.serialized_schema). Returns its record for
     the manifest: file name, rows, bytes and checksum of exactly the bytes written."""
     from sim.runner import parquet
@@ -148,7 +162,7 @@ def verified_parts(out: Path, table: str) -> list[Path]:
 
 def clear_folder(out: Path) -> None:
     """Empty a run folder for --overwrite (only what a run writes)."""
-    for name in (GAMES, CARDS):
+    for name in TABLES:
         shutil.rmtree(out / name, ignore_errors=True)
     for name in (MANIFEST, BACKUP, "winrates.parquet", "tiebreaks.parquet"):
         (out / name).unlink(missing_ok=True)

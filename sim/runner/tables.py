@@ -7,7 +7,8 @@ column, the smallest integer that fits, and strings only for values constant wit
 (dictionary-encoded to almost nothing). The tables' types are in schema.py; this module
 needs only numpy and numba, so a worker never loads polars or pyarrow.
 
-The cards table is one row per game, seat and kind of the deck, plain uint8 counts.
+Cards are tallied per chunk (card_tally_columns: a few dozen rows, whatever the per-card
+statistics need); the per-game cards table, one row per game and seat, is opt-in.
 """
 
 from __future__ import annotations
@@ -20,7 +21,19 @@ import numpy as np
 
 from sim.engine import game as eg
 from sim.rules import RULES_VERSION
-from sim.runner.categories import ENDS, KINDS, LINE_COLUMNS, OUTCOMES, SEATS, WINNERS
+from sim.runner.categories import (
+    CARD_CODES,
+    CARD_RATES,
+    CARD_SUMS,
+    ENDS,
+    KINDS,
+    LINE_COLUMNS,
+    MOMENTS,
+    OUTCOMES,
+    SEATS,
+    SIDES,
+    WINNERS,
+)
 from sim.runner.parquet import Column
 
 COUNTS = {"drawn": eg.C_DRAWN, "played": eg.C_PLAYED, "took_effect": eg.C_EFFECT}
@@ -119,56 +132,110 @@ def _game_keys(run_id, config, config_hash, matchup, a, b, n, swap, odd) -> tupl
 
 
 def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Column]:
-    """One row per game, seat and kind of the deck: how many were drawn, played, took effect,
-    in the order of the engine's [game, seat, kind, count] array."""
-    kinds = np.unique(cell.config.kinds())
-    n, k = len(cards), len(kinds)
+    """The opt-in per-game cards table (--per-game-cards): one row per game and seat, with
+    `CODE_drawn`, `CODE_played`, `CODE_took_effect` columns for every kind of card (0 for
+    kinds outside the deck), from the engine's [game, seat, kind, count] array."""
+    n = len(cards)
     game = np.arange(start, start + n, dtype=np.uint32)
-    config, matchup, seat, strategy, kind = _card_keys(
-        cell.config.name, cell.matchup, cell.a, cell.b, tuple(kinds.tolist()), n, swap, start % 2
+    config, matchup, seat, strategy = _seat_keys(
+        cell.config.name, cell.matchup, cell.a, cell.b, n, swap, start % 2
     )
-    rows = n * 2 * k
-    counts = reused("counts", rows, lambda: np.empty((3, rows), dtype=np.uint8))
-    _counts(cards, kinds, counts)
-    return [
-        config,
-        matchup,
-        Column("game", game, bits=32, repeat=2 * k),
-        seat,
-        strategy,
-        kind,
-        *(Column(name, counts[index], bits=8) for name, index in COUNTS.items()),
-    ]
+    flat = cards.reshape(2 * n, cards.shape[2], cards.shape[3])
+    columns = [config, matchup, Column("game", game, bits=32, repeat=2), seat, strategy]
+    for kind, code in enumerate(CARD_CODES):
+        for name, index in COUNTS.items():
+            values = np.ascontiguousarray(flat[:, kind, index], dtype=np.uint8)
+            columns.append(Column(f"{code}_{name}", values, bits=8))
+    return columns
 
 
 @lru_cache(maxsize=16)
-def _card_keys(config, matchup, a, b, kinds, n, swap, odd) -> tuple[Column, ...]:
-    """The cards columns that every full chunk of a cell shares (built and encoded once)."""
-    k = len(kinds)
-    rows = n * 2 * k
+def _seat_keys(config, matchup, a, b, n, swap, odd) -> tuple[Column, ...]:
+    """The per-game cards columns every full chunk of a cell shares (built and encoded once)."""
     swapped = (np.arange(n) % 2 != odd) if swap else np.zeros(n, dtype=bool)
-    seat = np.tile(np.repeat(np.arange(2, dtype=np.uint8), k), n)
-    b_seated = np.repeat(swapped, 2 * k) != (seat == 1)  # strategy B sits in this row's seat
+    seat = np.tile(np.arange(2, dtype=np.uint8), n)
+    b_seated = np.repeat(swapped, 2) != (seat == 1)  # strategy B sits in this row's seat
     return (
-        _constant("config", config, rows),
-        _constant("matchup", matchup, rows),
+        _constant("config", config, 2 * n),
+        _constant("matchup", matchup, 2 * n),
         _enum("seat", seat, SEATS),
         _either("strategy", b_seated, (a, b)),
-        _enum("kind", np.tile(np.array(kinds, dtype=np.uint8), 2 * n), KINDS),
     )
 
 
+# --- card tallies: per chunk, kind and strategy, additive over chunks ----------------------
+
+
+def card_tally_columns(cell, swap: bool, cards: np.ndarray, winner, swapped) -> list[Column]:
+    """A chunk's card tallies: per side (strategy A's seats, B's, or both) and kind of the
+    deck, its seat-games, summed counts, and for each of CARD_RATES the moments of a Tally
+    over the chunk's units (pairs when swap, else games): any_played = seat-games that
+    played the kind over all; won_played / won_unplayed = won over those that did / did
+    not play it. When A and B are one strategy only the `both` row is written."""
+    kinds = np.unique(cell.config.kinds())
+    acc = np.zeros((3, len(kinds), len(CARD_SUMS) + len(CARD_RATES) * len(MOMENTS)), np.int64)
+    _card_tally(cards, kinds, winner, swapped, 2 if swap else 1, acc)
+    sides = [2] if cell.a == cell.b else [0, 1, 2]
+    rows = acc[sides].reshape(-1, acc.shape[2])
+    side = np.repeat(np.array(sides, dtype=np.uint8), len(kinds))
+    if cell.a == cell.b:
+        strategy = _constant("strategy", cell.a, len(rows))
+    else:  # null on the rows of both strategies' seats
+        codes = np.minimum(side, 1)
+        strategy = Column("strategy", codes, dictionary=(cell.a, cell.b), valid=side < 2)
+    columns = [
+        _constant("config", cell.config.name, len(rows)),
+        _constant("matchup", cell.matchup, len(rows)),
+        _enum("seats", side, SIDES),
+        strategy,
+        _enum("kind", np.tile(kinds, len(sides)), KINDS),
+    ]
+    fields = [*CARD_SUMS, *(f"{q}_{m}" for q in CARD_RATES for m in MOMENTS)]
+    columns += [
+        Column(name, rows[:, i].astype(np.uint64), bits=64) for i, name in enumerate(fields)
+    ]
+    return columns
+
+
 @numba.njit(cache=True)
-def _counts(cards, kinds, out):
-    """out[count, row]: the counts of the deck's kinds, rows in game, seat, kind order."""
-    k = len(kinds)
-    for game in range(cards.shape[0]):
-        for seat in range(2):
-            block, row = cards[game, seat], (game * 2 + seat) * k
-            for j in range(k):  # the three counts written out: 2.7x faster than a loop
-                out[0, row + j] = block[kinds[j], 0]
-                out[1, row + j] = block[kinds[j], 1]
-                out[2, row + j] = block[kinds[j], 2]
+def _card_tally(cards, kinds, winner, swapped, step, acc):
+    """acc[side, kind, field] += what card_tally_columns promises, one unit of `step` games
+    at a time: a seat is B's when it is the second and the game is not swapped, or the
+    first of a swapped one."""
+    k, rates = len(kinds), 3
+    y = np.zeros((3, k, rates), np.int64)
+    z = np.zeros((3, k, rates), np.int64)
+    for u in range(0, len(winner), step):
+        y[:] = 0
+        z[:] = 0
+        for g in range(u, u + step):
+            for seat in range(2):
+                side = 1 if (seat == 1) != swapped[g] else 0
+                won = 1 if winner[g] == seat else 0  # WIN_FIRST 0, WIN_SECOND 1
+                for j in range(k):
+                    counts = cards[g, seat, kinds[j]]
+                    played = counts[1] > 0
+                    for s in (side, 2):
+                        acc[s, j, 0] += 1
+                        acc[s, j, 1] += counts[0]
+                        acc[s, j, 2] += counts[1]
+                        acc[s, j, 3] += counts[2]
+                        y[s, j, 0] += played
+                        z[s, j, 0] += 1
+                        r = 1 if played else 2
+                        y[s, j, r] += won
+                        z[s, j, r] += 1
+        for s in range(3):
+            for j in range(k):
+                for r in range(rates):
+                    base = 4 + 6 * r
+                    yv, zv = y[s, j, r], z[s, j, r]
+                    acc[s, j, base] += zv > 0
+                    acc[s, j, base + 1] += yv
+                    acc[s, j, base + 2] += zv
+                    acc[s, j, base + 3] += yv * yv
+                    acc[s, j, base + 4] += zv * zv
+                    acc[s, j, base + 5] += yv * zv
 
 
 # --- summaries: additive counts per chunk, summed over the run -----------------------------

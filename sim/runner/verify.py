@@ -2,7 +2,8 @@
 
 A part counts only when the manifest records its chunk as done and the file matches its
 record: same size and, in a full check, the same checksum of its bytes. A chunk counts
-only when both its parts do, so the games and cards tables always hold the same chunks.
+only when all its parts do (games, card tallies, and per-game cards when the run wrote
+them), so the tables always hold the same chunks.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from pathlib import Path
 
 from sim.runner import storage
 
-TABLES = (storage.GAMES, storage.CARDS)
+TABLES = storage.TABLES
+REQUIRED = (storage.GAMES, storage.CARD_TALLIES)  # every chunk writes these
 READ_BLOCK = 1 << 20
 
 
@@ -66,7 +68,7 @@ def check_folder(out: Path, manifest: dict, full: bool = True) -> FolderCheck:
         if not isinstance(parts, dict):
             continue
         problems = {}
-        for table in TABLES:
+        for table in chunk_tables(parts):
             record = parts.get(table) if isinstance(parts.get(table), dict) else {}
             where = f"{table}/{storage.part_path(out, table, name).name}"
             expected.add(where)
@@ -84,6 +86,12 @@ def check_folder(out: Path, manifest: dict, full: bool = True) -> FolderCheck:
             if f"{table}/{path.name}" not in expected:
                 check.stray.append(f"{table}/{path.name}")
     return check
+
+
+def chunk_tables(parts: dict) -> list[str]:
+    """The tables a done chunk must have parts of: games and card tallies always, per-game
+    cards when its record says they were written."""
+    return [t for t in TABLES if t in REQUIRED or t in parts]
 
 
 def counted_parts(out: Path, table: str) -> list[Path]:

@@ -22,6 +22,7 @@ class Task:
     swap: bool
     sim_source: str = ""  # the parent's provenance.source_hash(): every worker must match it
     schemas: dict[str, bytes] = field(default_factory=dict)  # table -> its Arrow schema
+    per_game_cards: bool = False  # also write the wide per-game cards table
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,8 @@ def play_chunk(task: Task) -> Done:
         )
     played = time.perf_counter()
     fields = tables.result_fields(out)
-    parts = _write_parts(task, seeds, fields, cards)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
+    parts = _write_parts(task, seeds, fields, cards, swapped)
     counts = tables.count_games(
         cell, fields[R_WINNER], fields[R_OUTCOME], fields[R_TIEBREAK_LINE], fields[R_END], swapped
     )
@@ -127,18 +128,23 @@ def _zeroed_buffers(games: int):
     return buffers
 
 
-def _write_parts(task: Task, seeds, fields, cards) -> dict[str, dict]:
-    """The chunk's games and cards part files, and their records; a full disk or a lost
-    folder is a ChunkError naming the folder (the atomic writes leave no half part behind)."""
+def _write_parts(task: Task, seeds, fields, cards, swapped) -> dict[str, dict]:
+    """The chunk's part files (games, card tallies, and per-game cards if asked for), and
+    their records; a full disk or a lost folder is a ChunkError naming the folder (the
+    atomic writes leave no half part behind)."""
+    from sim.engine.game import R_WINNER
     from sim.runner import storage, tables
 
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
     try:
         games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, seeds, fields)
-        cards_rows = tables.cards_columns(cell, chunk.start, task.swap, cards)
+        tally = tables.card_tally_columns(cell, task.swap, cards, fields[R_WINNER], swapped)
+        parts = [(storage.GAMES, games), (storage.CARD_TALLIES, tally)]
+        if task.per_game_cards:
+            parts.append((storage.CARDS, tables.cards_columns(cell, chunk.start, task.swap, cards)))
         return {
             table: storage.write_part(folder, table, chunk.name, columns, task.schemas[table])
-            for table, columns in ((storage.GAMES, games), (storage.CARDS, cards_rows))
+            for table, columns in parts
         }
     except OSError as exc:
         raise ChunkError(

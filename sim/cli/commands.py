@@ -1,18 +1,28 @@
-"""The `sim` command line. Heavy modules are imported inside commands to keep --help instant."""
+"""The `sim` command line's app and its commands (sim.cli.common holds what commands share;
+the report commands register from reports/). Heavy modules are imported inside commands to
+keep --help instant."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-USAGE = 2  # the exit code of a command line that cannot be run as given
-FAILURE = 1  # the exit code of a command that was understood but failed
-IN_MEMORY = 5_000_000  # games bench and solo hold at once: about 160 bytes each
+from sim.cli.common import (  # noqa: F401 - sim.cli re-exports them
+    FAILURE,
+    IN_MEMORY,
+    USAGE,
+    DecisionTimeout,
+    checked_seed,
+    fail,
+    load_config,
+    usage,
+)
 
 
 class SimGroup(TyperGroup):
@@ -88,42 +98,6 @@ app.add_typer(rules_app, name="rules")
 app.add_typer(strategies_app, name="strategies")
 
 
-DecisionTimeout = Annotated[
-    float,
-    typer.Option(
-        help="Seconds a Python strategy may spend in one call (a decision, __init__, "
-        "start_game, end_game) before the run stops with its failure; 0: no limit. "
-        "Not enforced on the dask backend",
-        min=0,
-        max=86_400,  # a day; the timer takes no more than the platform's time_t
-    ),
-]
-
-
-def fail(message: str) -> NoReturn:
-    """One clear line on stderr and exit 1: a command understood but failed (a file that
-    cannot be used, a run that stops)."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(FAILURE)
-
-
-def usage(message: str) -> NoReturn:
-    """One clear line on stderr and exit 2: an option's value the command cannot take."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(USAGE)
-
-
-def checked_seed(seed: int) -> int:
-    """A seed in the one range every command takes (64-bit words), or a usage error."""
-    from sim.runner.plan import UsageError, check_numbers
-
-    try:
-        check_numbers(seed=seed)
-    except UsageError as exc:
-        usage(str(exc))
-    return seed
-
-
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -148,18 +122,6 @@ def _main_options(
     ] = False,
 ) -> None:
     """Simulate and analyse the card game One Zero One (rules: docs/RULES.md)."""
-
-
-def load_config(name: str):
-    from sim.config import ConfigError, load
-
-    try:
-        config = load(name)
-    except ConfigError as exc:
-        fail(str(exc))
-    for warning in config.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    return config
 
 
 @configs_app.command("list")
@@ -198,9 +160,9 @@ def configs_show(
 @strategies_app.command("list")
 def strategies_list() -> None:
     """Each registered strategy with its parameters and a one-line description."""
-    from rich.console import Console
     from rich.table import Table
 
+    from reports import present
     from sim.players import BUILT_IN
     from sim.plugins import describe_entry_points
 
@@ -213,7 +175,8 @@ def strategies_list() -> None:
         table.add_row(name, shown or "-", spec.description)
     for name, params, description in describe_entry_points():
         table.add_row(name, params or "-", f"{description} (Python, entry point)")
-    Console(width=120).print(table)
+    present.fit(table)
+    present.console().print(table)
     typer.echo("Your own: --players path/to/file.py:ClassName (see README).")
 
 
@@ -228,8 +191,7 @@ def strategies_check(
 
     It checks legal choices, untouched inputs, determinism, blindness and pickling.
     """
-    from rich.console import Console
-
+    from reports import present
     from sim.conformance import run_checks
     from sim.guard import timeout
     from sim.players import PlayerError, parse_player
@@ -241,7 +203,7 @@ def strategies_check(
             results = run_checks(load_config(config), spec, games)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
-    console = Console(width=120)
+    console = present.console()
     for name, problems in results.items():
         verdict = "[green]pass[/]" if not problems else "[red]FAIL[/]"
         console.print(f"{verdict}  {name}")
@@ -354,11 +316,10 @@ def bench(
         str, typer.Option(help="The match-up to time, A,B (any strategies)")
     ] = "random,random",
     decision_timeout: DecisionTimeout = 10.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")] = False,
 ) -> None:
     """Games per second per core of one match-up, in one process, compile time apart."""
-    from rich.console import Console
-    from rich.table import Table
-
+    from reports import present, shapes
     from sim.bench import bench as run_bench
     from sim.config import available
     from sim.guard import timeout
@@ -372,7 +333,7 @@ def bench(
     names = config or [
         n for n in ("base", "base-60", "variants", "101", "large") if n in available()
     ]
-    table = Table(
+    table = present.table(
         "config",
         "games",
         "seconds",
@@ -381,28 +342,35 @@ def bench(
         "mean turns",
         "first seat wins",
         "end reasons",
+        title=f"players {players}",
     )
-    errors = 0
+    errors, results = 0, []
     for name in names:
         try:
             with timeout(decision_timeout):
                 r = run_bench(load_config(name), games, players=players)
         except (PlayerError, StrategyError, EngineError) as exc:  # a Python strategy's failure
             fail(str(exc))
-        ends = ", ".join(f"{k} {v:.1%}" for k, v in r.end_shares.items())
+        ends = ", ".join(f"{k} {present.pct(v)}" for k, v in r.end_shares.items())
         table.add_row(
             name,
             f"{r.games:,}",
             f"{r.seconds:.2f}",
             f"{r.games_per_second:,.0f}",
-            f"{r.warmup_seconds:.2f}",
+            f"{r.warmup_seconds:.2f} {'compiled' if r.compiled else 'loaded'}",
             f"{r.mean_turns:.1f}",
-            f"{r.first_wins:.1%}",
+            present.pct(r.first_wins),
             ends,
         )
         errors += r.errors
-    Console(width=140).print(f"players {players}")
-    Console(width=140).print(table)
+        results.append(r)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(shapes.bench(results, players), indent=2))
+    else:
+        present.fit(table)
+        present.console().print(table)
     if errors:
         fail(f"{errors} games stopped at an engine limit; their results are not valid")
 
@@ -447,6 +415,12 @@ def run(
         bool, typer.Option("--quiet", "-q", help="No start line or progress display (cron)")
     ] = False,
     decision_timeout: DecisionTimeout = 10.0,
+    per_game_cards: Annotated[
+        bool,
+        typer.Option(
+            "--per-game-cards", help="Also write the cards table, one row per game and seat"
+        ),
+    ] = False,
 ) -> None:
     """Play every config x match-up for many seeded games and write Parquet tables to --out.
 
@@ -462,11 +436,14 @@ def run(
     if backend == "dask" and importlib.util.find_spec("dask") is None:
         fail("--backend dask needs dask: pip install -e '.[cluster]'")
     the_plan = _plan(plan, config, players, games, seed, swap, chunk_size)
+    if per_game_cards:
+        the_plan = dataclasses.replace(the_plan, per_game_cards=True)
     for c in the_plan.configs:
         for warning in c.warnings:
             typer.echo(f"warning: {warning}", err=True)
     if not quiet:
         typer.echo(_start_line(the_plan, out), err=True)
+    _compile_first(the_plan, quiet)
     try:
         with timeout(decision_timeout):  # the workers, started inside, inherit it
             args = (the_plan, out, workers, backend, scheduler, overwrite, quiet)
@@ -497,8 +474,10 @@ def run(
 
 @app.command()
 def verify(run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")]) -> None:
-    """Check every part of a run against the size and checksum its manifest records; print
-    what is fine, damaged, missing or stray. Exit 0 only when every part verifies."""
+    """Check every part of a run folder against its manifest's sizes and checksums.
+
+    Prints what is fine, damaged, missing or stray. Exits 0 only when every part verifies.
+    """
     from sim.runner import storage
     from sim.runner.verify import check_folder, report_lines
 
@@ -548,6 +527,20 @@ def _start_line(plan, out: Path) -> str:
         f"playing {plan.total_games:,} games{each} of {configs}, {matchups}, "
         f"seed {plan.seed} into {out}"
     )
+
+
+def _compile_first(plan, quiet: bool) -> None:
+    """Compile each built-in match-up's loop once in this process when the cache lacks it,
+    saying so: the workers then load it, and the run's games/s holds no compile."""
+    from sim.game import compile_cold
+
+    def note(label: str) -> None:
+        if not quiet:
+            typer.echo(f"compiling the engine for {label}, first run only", err=True)
+
+    for config in plan.configs:
+        for a, b in plan.matchups:
+            compile_cold(config, a, b, note)
 
 
 def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet):
@@ -604,15 +597,22 @@ def solo(
         ),
     ] = None,
     decision_timeout: DecisionTimeout = 10.0,
+    margin: Annotated[
+        float,
+        typer.Option(
+            help="Points either side of 50% the human's win rate may be and count as even"
+        ),
+    ] = 1.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")] = False,
 ) -> None:
     """Solo mode: each CPU level (1-4) against each strategy as the human (docs/RULES.md 8).
 
-    Shows the human's win rate with a 95% interval, why games end, and their length.
+    Shows the human's win rate with a 95% interval and a verdict within --margin.
+    Also why games end, and their length.
     """
-    from rich.console import Console
-    from rich.table import Table
-
-    from reports.solo import humans, solo_row
+    from reports import present, shapes
+    from reports.cli_runs import checked_margin
+    from reports.solo import humans, solo_row, verdict
     from sim.guard import timeout
     from sim.players import PlayerError, parse_player
     from sim.python_loop import EngineError, StrategyError
@@ -624,17 +624,19 @@ def solo(
         usage(str(exc))
     if any(h.startswith("cpu") for h in chosen):
         usage("--human cpu: the CPU card plays the second seat, not the human's")
+    checked_margin(margin)
     cfg = load_config(config)
-    table = Table(
+    table = present.table(
         "level",
         "human",
         "games",
-        "human wins",
-        "95% interval",
+        "human wins [95% CI]",
+        f"verdict (±{margin:.1f} pts)",
         "end reasons",
         "mean turns",
         title=f"One Zero One solo mode, config {cfg.name} ({cfg.hash}), seed {seed}",
     )
+    rows, verdicts = [], []
     for level in (1, 2, 3, 4):
         for player in chosen:
             try:
@@ -642,17 +644,26 @@ def solo(
                     row = solo_row(cfg, player, level, games, seed)
             except (PlayerError, StrategyError, EngineError) as exc:
                 fail(str(exc))
-            ends = ", ".join(f"{k} {v:.1%}" for k, v in row.ends.items() if v)
+            ends = ", ".join(f"{k} {present.pct(v)}" for k, v in row.ends.items() if v)
+            v = verdict(row, margin)
+            rows.append(row)
+            verdicts.append(v)
             table.add_row(
                 str(level),
                 player,
                 f"{row.games:,}",
-                f"{row.rate:.2%}",
-                f"{row.low:.2%} - {row.high:.2%}",
+                present.rate(row.rate, row.low, row.high),
+                v.text(),
                 ends,
                 f"{row.mean_turns:.1f}",
             )
-    Console(width=140).print(table)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(shapes.solo(rows, verdicts, cfg.name, seed, margin), indent=2))
+        return
+    present.fit(table)
+    present.console().print(table)
     if games < 1000:
         typer.echo(f"note: {games} games per row is too few to tell levels apart reliably")
 

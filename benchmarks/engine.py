@@ -1,0 +1,124 @@
+"""Engine benchmark: this checkout against a baseline revision, side by side in one run.
+
+    python benchmarks/engine.py --baseline c73cebb --config base --games 200000 --rounds 5
+
+(--checkout PATH times another checkout instead of this one: a checkout of the baseline
+itself gives the A/A ratio, about 1.0, that says how far the noise reaches.)
+
+Each side runs in its own process with its own PYTHONPATH and its own numba cache; the
+sides alternate (A B, then B A, ...) so a load spike on the shared machine hits both, and
+the table gives medians of games per CPU second and the median of the per-round ratios.
+Compile time is paid in an untimed warm-up per side. Ratios, not absolute figures, are
+what to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+# Runs inside each side's own checkout, using only the API both sides share. It times the
+# compiled call in CPU seconds of this process: on a shared machine the wall clock also
+# counts the time other processes held the core (measured: round ratios 0.46-1.22 by wall).
+SNIPPET = """
+import sys, time
+import numpy as np
+from sim.config import load
+from sim.game import play_batch, result_buffers
+from sim.players import budgets, cpu_level, policy_codes, split_top_level
+config, games = load(sys.argv[1]), int(sys.argv[2])
+a, b = split_top_level(sys.argv[3])
+level, codes, limits = cpu_level(b, config.rules.cpu_level), policy_codes(a, b), budgets(a, b)
+play_batch(config, np.arange(1, dtype=np.uint64), None, level, None, None, codes, limits)
+buffers = result_buffers(games)
+for array in buffers:
+    array.fill(0)
+seeds = np.arange(1, games + 1, dtype=np.uint64)
+started = time.process_time()
+play_batch(config, seeds, None, level, None, buffers, codes, limits)
+print(games / (time.process_time() - started))
+"""
+
+
+def baseline_checkout(revision: str) -> Path:
+    """A detached git worktree of revision in the temp folder, made on first use."""
+    path = Path(tempfile.gettempdir()) / f"sim-bench-{revision}"
+    if not (path / "sim").is_dir():
+        subprocess.run(
+            ["git", "-C", str(HERE), "worktree", "add", "--detach", str(path), revision],
+            check=True,
+            capture_output=True,
+        )
+    return path
+
+
+def side_env(root: Path) -> dict[str, str]:
+    """The environment of one side: its sources first on the path, a numba cache of its
+    own checkout (shared only when both sides are the same checkout, for an A/A check)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root)
+    folder = root.as_posix().strip("/").replace("/", "_")
+    env["NUMBA_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / "sim-bench-cache" / folder)
+    return env
+
+
+def games_per_second(root: Path, label: str, config: str, games: int, players: str) -> float:
+    """One timed bench call in a fresh process of one side."""
+    command = [sys.executable, "-c", SNIPPET, config, str(games), players]
+    done = subprocess.run(command, cwd=root, env=side_env(root), capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"error: {label} failed on {config} {players}: {done.stderr.strip()[-400:]}")
+    return float(done.stdout.split()[-1])
+
+
+def measure(sides: dict[str, Path], config: str, players: str, args) -> dict[str, list[float]]:
+    """Alternating rounds of every side on one config and match-up (after a warm-up each)."""
+    for label, root in sides.items():
+        games_per_second(root, label, config, 200, players)  # compile or load, untimed
+    figures: dict[str, list[float]] = {label: [] for label in sides}
+    labels = list(sides)
+    for round_ in range(args.rounds):
+        order = labels if round_ % 2 == 0 else labels[::-1]
+        for label in order:
+            figures[label].append(
+                games_per_second(sides[label], label, config, args.games, players)
+            )
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default="c73cebb", help="git revision to compare with")
+    parser.add_argument("--config", action="append", help="config(s) (default: base)")
+    parser.add_argument("--players", action="append", help="match-up(s) A,B (default random)")
+    parser.add_argument(
+        "--checkout", type=Path, default=HERE, help="the side to time (default: this one)"
+    )
+    parser.add_argument("--games", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    base = args.baseline
+    sides = {f"main@{base}": baseline_checkout(base), "branch": args.checkout.resolve()}
+    head = f"{'config':8} {'players':18} {'main g/cpu-s':>14} {'branch g/cpu-s':>14}"
+    print(f"{head} {'ratio':>6}  rounds")
+    for config in args.config or ["base"]:
+        for players in args.players or ["random,random"]:
+            figures = measure(sides, config, players, args)
+            old, new = figures[f"main@{base}"], figures["branch"]
+            ratios = [n / o for o, n in zip(old, new, strict=True)]
+            print(
+                f"{config:8} {players:18} {statistics.median(old):14,.0f} "
+                f"{statistics.median(new):14,.0f} {statistics.median(ratios):6.2f}  "
+                + " ".join(f"{r:.2f}" for r in ratios),
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

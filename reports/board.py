@@ -1,0 +1,155 @@
+"""The balance board: one screen that answers "is this variant balanced, and if not, by how
+much and for whom?" for every config x match-up of a run.
+
+A row per cell: its pairs, the first seat's advantage (its score above 50%, in points, a
+draw half a win), A's score against B, the draw rate, the share of games decided by
+tie-break, the mean turns, and the verdict on the first-seat advantage within the margin
+(reports/verdict.py). Below it, one line per match-up of two different strategies says
+which is stronger (the same verdict logic, with Elo). It fits 80 columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reports import present
+from reports.summary import CellSummary, Proportion
+from reports.verdict import Verdict, decide
+
+SEATS = ("first seat", "second seat")
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """One cell on the board: its numbers and its two verdicts (seat, strategies)."""
+
+    cell: CellSummary
+    first: Proportion
+    a_score: Proportion
+    seat: Verdict
+    strategies: Verdict | None  # None when A and B are the same strategy
+
+    @property
+    def a(self) -> str:
+        return self.cell.matchup.partition(",")[0]
+
+    @property
+    def b(self) -> str:
+        return self.cell.matchup.partition(",")[2]
+
+
+def rows(summaries: list[CellSummary], margin: float) -> list[BoardRow]:
+    """The board's rows, one per cell, with verdicts at margin points."""
+    out = []
+    for s in summaries:
+        first = s.first_score
+        a, _, b = s.matchup.partition(",")
+        score = s.wins[f"A ({a}) score"]
+        strategies = None if a == b else decide(score.tally, s.unit, margin, (a, b))
+        seat = decide(first.tally, s.unit, margin, SEATS)
+        out.append(BoardRow(s, first, score, seat, strategies))
+    return out
+
+
+def _two(value: str, bounds: str) -> str:
+    """A number over its interval, two lines in one cell."""
+    return f"{value}\n{bounds}" if bounds else value
+
+
+def _advantage(p: Proportion) -> str:
+    e = p.estimate
+    return _two(f"{100 * (e.value - 0.5):+.1f}", present.interval(e.low - 0.5, e.high - 0.5, True))
+
+
+def _score(p: Proportion) -> str:
+    e = p.estimate
+    return _two(present.pct(e.value), present.interval(e.low, e.high))
+
+
+def table(board: list[BoardRow], margin: float):
+    """The board as one rich table, fitted so no number is cut."""
+    t = present.table(
+        "config\nmatch-up",
+        "pairs" if all(r.cell.unit == "pair" for r in board) else "units",
+        "1st seat\npts",
+        "A score\n%",
+        "draw",
+        "tie-\nbreak",
+        "turns",
+        f"verdict\n(±{margin:.1f} pts)",
+        title=f"Balance board: {sum(r.cell.games for r in board):,} games, first-seat "
+        "advantage, 95% intervals",
+    )
+    for r in board:
+        s = r.cell
+        t.add_row(
+            f"{s.config}\n{s.matchup}",
+            present.count(r.first.estimate.units),
+            _advantage(r.first),
+            _score(r.a_score),
+            present.pct(s.wins["draw"].rate),
+            present.pct(s.outcomes["tiebreak"].rate),
+            f"{s.turns.mean:.1f}",
+            _styled(r.seat),
+        )
+    present.fit(t, whole=(1, 2, 3, 4, 5, 6))
+    return t
+
+
+def _styled(v: Verdict) -> str:
+    """The short verdict, coloured by kind."""
+    colour = {"balanced": "green", "favours": "red"}.get(v.kind, "yellow")
+    return f"[{colour}]{v.short()}[/{colour}]"
+
+
+def strategy_lines(board: list[BoardRow]) -> list[str]:
+    """'base · greedy vs random: favours greedy by +28.3 [+27.7, +28.9], +223 Elo' (A's score
+    above 50%) per cell of two different strategies."""
+    from reports.stats import elo_from_score
+
+    out = []
+    for r in board:
+        if r.strategies is None:
+            continue
+        e = r.a_score.estimate
+        elo = present.elo(elo_from_score(e.value)) if 0 < e.value < 1 else ""
+        out.append(
+            f"{r.cell.config} · {r.a} vs {r.b}: {r.strategies.text()}" + (f", {elo}" if elo else "")
+        )
+    return out
+
+
+def legend(margin: float) -> str:
+    """What the board's columns and verdicts mean, in two short lines."""
+    return (
+        "1st seat: the first seat's score above 50% (a draw half a win), in points.\n"
+        f"balanced: the interval lies within ±{margin:.1f} pts (TOST). More: --detail, --show."
+    )
+
+
+SECTIONS = ("wins", "outcomes", "lines", "ends", "turns", "control", "cards")
+"""The long sections after the board, by the name --show takes."""
+
+
+def to_json(r: BoardRow) -> dict:
+    """One board row as plain JSON values: the same numbers as the table (fractions)."""
+
+    def est(p: Proportion) -> dict:
+        e = p.estimate
+        return {"value": e.value, "low": e.low, "high": e.high}
+
+    s = r.cell
+    return {
+        "config": s.config,
+        "matchup": s.matchup,
+        "units": r.first.estimate.units,
+        "unit": s.unit,
+        "games": s.games,
+        "first_seat_score": est(r.first),
+        "a_score": est(r.a_score),
+        "draw_rate": s.wins["draw"].rate,
+        "tiebreak_share": s.outcomes["tiebreak"].rate,
+        "mean_turns": s.turns.mean,
+        "seat_verdict": r.seat.to_json(),
+        "strategy_verdict": None if r.strategies is None else r.strategies.to_json(),
+    }

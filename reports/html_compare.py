@@ -1,0 +1,84 @@
+"""`sim report A B`: one self-contained HTML page comparing two runs for a designer: which
+is closer to balanced per cell, both first-seat advantages on one scale with the margin
+band, and every compared row (reports/compare.py supplies the numbers)."""
+
+from __future__ import annotations
+
+import time
+from html import escape
+from pathlib import Path
+
+from reports import plots, present
+from reports.compare import Comparison, _diff_text, _side_text, balance_lines, compare_runs
+from reports.html import CSS, FIRST_COLOUR, SECOND_COLOUR, ReportError
+from reports.summary import RunFolderError, open_run
+
+
+def write_comparison(a: Path, b: Path, out: Path, margin: float) -> Path:
+    """Compare the runs in folders a and b and write the page to out."""
+    try:
+        comparison = compare_runs(open_run(a), open_run(b))
+    except RunFolderError as exc:
+        raise ReportError(str(exc)) from None
+    if not comparison.cells:
+        raise ReportError(f"{a} and {b} have no config and match-up in common to compare")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(build_comparison(comparison, margin), encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    return out
+
+
+def _points(c: Comparison) -> tuple[list[plots.Point], list[str]]:
+    """Both runs' first-seat advantage per cell, A's row above B's, in points."""
+    points, colours = [], []
+    for cell in c.cells:
+        if cell.balance is None:
+            continue
+        for side, e, colour in (
+            ("A", cell.balance.a, FIRST_COLOUR),
+            ("B", cell.balance.b, SECOND_COLOUR),
+        ):
+            tag = f"{side}: {cell.configs} · {cell.matchup}"
+            points.append((tag, 100 * (e.value - 0.5), 100 * (e.low - 0.5), 100 * (e.high - 0.5)))
+            colours.append(colour)
+    return points, colours
+
+
+def build_comparison(c: Comparison, margin: float) -> str:
+    """The whole page."""
+    points, colours = _points(c)
+    top = max([2 * margin, *(max(abs(p[2]), abs(p[3])) for p in points)])
+    units = ", ".join(f"{cell.configs} · {cell.matchup}: {cell.pairing}" for cell in c.cells)
+    chart = plots.forest(
+        points,
+        "first-seat advantage: its score minus 50% (points, 95% interval)",
+        "First-seat advantage in A and in B",
+        band=margin,
+        xlim=(-1.1 * top, 1.1 * top),
+        colours=colours,
+    )
+    rows = "".join(
+        f"<tr><td class='l'>{escape(cell.configs)} · {escape(cell.matchup)}</td>"
+        f"<td class='l'>{escape(row.metric)}</td><td>{_side_text(row.a, row.rate)}</td>"
+        f"<td>{_side_text(row.b, row.rate)}</td><td>{_diff_text(row.diff, row.rate)}</td>"
+        f"<td>{present.p_value(row.holm_p)}</td><td class='l'>{escape(row.verdict)}</td></tr>"
+        for cell in c.cells
+        for row in cell.rows
+    )
+    title = "One Zero One: two runs compared"
+    answers = "".join(f"<li>{escape(line)}</li>" for line in balance_lines(c))
+    notes = "".join(f"<li>{escape(n)}</li>" for n in c.notes)
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{title}</title><style>{CSS}</style></head><body><h1>{title}</h1>"
+        f"<p>A = {escape(c.names[0])}<br>B = {escape(c.names[1])}</p>"
+        "<section><h2>Closer to balanced?</h2>"
+        f"<p class='sample'>Sample: {escape(units)}.</p><ul>{answers}</ul>{chart}</section>"
+        "<section><h2>Every row</h2><table><tr><th class='l'>cell</th><th class='l'>metric</th>"
+        "<th>A [95% CI]</th><th>B [95% CI]</th><th>B − A [95% CI]</th><th>Holm p</th>"
+        f"<th class='l'>verdict</th></tr>{rows}</table><ul>{notes}</ul></section>"
+        f"<footer>Written {escape(time.strftime('%Y-%m-%d %H:%M'))} by sim report.</footer>"
+        "</body></html>\n"
+    )

@@ -1,0 +1,88 @@
+"""`sim summary --json`: the board and the sections as plain JSON values (README: JSON shapes).
+
+Rates are fractions with their 95% interval ({"value", "low", "high"}), NaN as null; the
+numbers are the ones the terminal prints, before rounding.
+"""
+
+from __future__ import annotations
+
+import math
+
+from reports import board
+from reports.summary import CellSummary, Proportion, RunFolder
+
+SHAPE_VERSION = 1
+"""Raised when a key changes meaning or disappears; new keys may be added without it."""
+
+
+def num(x: float) -> float | None:
+    """NaN as None, which JSON can hold."""
+    return None if x is None or math.isnan(x) else x
+
+
+def rate_json(p: Proportion) -> dict:
+    """A proportion: count, games, value and its interval, units."""
+    e = p.estimate
+    return {
+        "count": p.k,
+        "games": p.n,
+        "value": num(e.value),
+        "low": num(e.low),
+        "high": num(e.high),
+        "units": e.units,
+    }
+
+
+def _cell(s: CellSummary, sections: tuple[str, ...]) -> dict:
+    """One cell's long sections (only those asked for, like the terminal)."""
+    low, high = s.turns.interval
+    out: dict = {"config": s.config, "matchup": s.matchup}
+    if "wins" in sections:
+        out["wins"] = {k: rate_json(v) for k, v in s.wins.items()}
+    if "outcomes" in sections:
+        out["outcomes"] = {k: rate_json(v) for k, v in s.outcomes.items()}
+    if "lines" in sections:
+        out["tiebreak_lines"] = [
+            {"line": t.line, "decided": rate_json(t.decided), "first_won": rate_json(t.first_won)}
+            for t in s.tiebreaks
+        ]
+    if "ends" in sections:
+        out["end_reasons"] = {k: rate_json(v) for k, v in s.end_reasons.items()}
+    if "turns" in sections:
+        out["turns"] = {"mean": num(s.turns.mean), "low": num(low), "high": num(high)}
+    if "control" in sections:
+        out["line_control"] = [
+            {"line": c.line, **{k: rate_json(getattr(c, k)) for k in ("first", "second", "nobody")}}
+            for c in s.control
+        ]
+    if "cards" in sections:
+        out["cards"] = [
+            {
+                "strategy": c.strategy,
+                "kind": c.kind,
+                "seat_games": c.seat_games,
+                "drawn_per_game": c.drawn,
+                "played_per_game": c.played,
+                "played_any": rate_json(c.played_any),
+                "won_when_played": rate_json(c.won_played),
+                "won_when_not": rate_json(c.won_not),
+            }
+            for c in s.cards
+        ]
+    return out
+
+
+def to_json(
+    run: RunFolder, summaries: list[CellSummary], margin: float, sections: tuple[str, ...]
+) -> dict:
+    """The whole summary: the board's rows, then the sections asked for per cell."""
+    rows = board.rows(summaries, margin)
+    return {
+        "shape": SHAPE_VERSION,
+        "run": str(run.path),
+        "margin_pts": margin,
+        "confidence": 0.95,
+        "warnings": run.warnings(),
+        "board": [board.to_json(r) for r in rows],
+        "cells": [_cell(s, sections) for s in summaries] if sections else [],
+    }

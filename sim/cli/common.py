@@ -1,0 +1,61 @@
+"""What every `sim` command shares: exit codes, the two ways to stop (`fail`, `usage`), the
+seed check, config loading and the --decision-timeout option. Only typer is imported here,
+so command modules anywhere (reports/cli_*.py) import it without importing the app."""
+
+from __future__ import annotations
+
+from typing import Annotated, NoReturn
+
+import typer
+
+USAGE = 2  # the exit code of a command line that cannot be run as given
+FAILURE = 1  # the exit code of a command that was understood but failed
+IN_MEMORY = 5_000_000  # games bench and solo hold at once: about 160 bytes each
+
+
+DecisionTimeout = Annotated[
+    float,
+    typer.Option(
+        help="Seconds a Python strategy may spend in one call (a decision, __init__, "
+        "start_game, end_game) before the run stops with its failure; 0: no limit. "
+        "Not enforced on the dask backend",
+        min=0,
+        max=86_400,  # a day; the timer takes no more than the platform's time_t
+    ),
+]
+
+
+def fail(message: str) -> NoReturn:
+    """One clear line on stderr and exit 1: a command understood but failed (a file that
+    cannot be used, a run that stops)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(FAILURE)
+
+
+def usage(message: str) -> NoReturn:
+    """One clear line on stderr and exit 2: an option's value the command cannot take."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(USAGE)
+
+
+def checked_seed(seed: int) -> int:
+    """A seed in the one range every command takes (64-bit words), or a usage error."""
+    from sim.runner.plan import UsageError, check_numbers
+
+    try:
+        check_numbers(seed=seed)
+    except UsageError as exc:
+        usage(str(exc))
+    return seed
+
+
+def load_config(name: str):
+    from sim.config import ConfigError, load
+
+    try:
+        config = load(name)
+    except ConfigError as exc:
+        fail(str(exc))
+    for warning in config.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    return config

@@ -1,0 +1,133 @@
+"""The balance board of `sim summary`: verdicts on planted runs, 80 and 120 columns, --json."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_reports_summary import cli, write_run  # noqa: E402
+
+LINES = (10, 20, 30, 40, 50)
+
+
+def planted(config: str, matchup: str, pairs: int, p_first: float, seed: int) -> pl.DataFrame:
+    """Seat-swapped pairs in which the first seat wins each game with chance p_first (no
+    draws): the first-seat advantage is planted at p_first - 50%."""
+    rng = np.random.default_rng(seed)
+    n = 2 * pairs
+    first_won = rng.random(n) < p_first
+    swapped = np.arange(n) % 2 == 1
+    a, _, b = matchup.partition(",")
+    return pl.DataFrame(
+        {
+            "config": [config] * n,
+            "matchup": [matchup] * n,
+            "first": np.where(swapped, b, a),
+            "second": np.where(swapped, a, b),
+            "swapped": swapped,
+            "pair": np.arange(n) // 2,
+            "game": np.arange(n),
+            "seed": np.arange(n) // 2,
+            "winner": np.where(first_won, "first", "second"),
+            "outcome": np.where(np.arange(n) % 10 == 0, "tiebreak", "points"),
+            "tiebreak_line": pl.Series([None] * n, dtype=pl.UInt8),
+            "end_reason": ["run"] * n,
+            "turns": pl.Series(30 + np.arange(n) % 7, dtype=pl.UInt16),
+            **{f"line_{v}": ["first"] * n for v in LINES},
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    """Three configs: one balanced (50.0%), one favouring the first seat (53%), one too small
+    to tell (50.5% on 300 pairs)."""
+    frames = [
+        planted("even", "random,random", 100_000, 0.500, 1),
+        planted("tilted", "random,random", 20_000, 0.530, 2),
+        planted("small", "random,random", 300, 0.505, 3),
+    ]
+    manifest = {
+        "status": "complete",
+        "params": {"swap": True},
+        "total_games": sum(f.height for f in frames),
+        "configs": {c: {"content": {"rules": {"lines": 5}}} for c in ("even", "tilted", "small")},
+    }
+    return write_run(tmp_path_factory.mktemp("board") / "r", pl.concat(frames), None, manifest)
+
+
+def invoke(columns: int, *args: str):
+    return CliRunner().invoke(cli(), ["summary", *args], env={"COLUMNS": str(columns)})
+
+
+def board_json(run: Path, *args: str) -> dict:
+    result = invoke(200, str(run), "--json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_verdicts_on_planted_configs(run):
+    verdicts = {r["config"]: r["seat_verdict"] for r in board_json(run)["board"]}
+    assert verdicts["even"]["kind"] == "balanced"
+    assert verdicts["tilted"]["kind"] == "favours"
+    assert verdicts["tilted"]["favoured"] == "first seat"
+    assert 0.02 < verdicts["tilted"]["advantage"] < 0.04
+    assert verdicts["small"]["kind"] == "inconclusive"
+    assert verdicts["small"]["more_units"] > 1_000
+
+
+def test_a_wider_margin_turns_the_tilted_config_balanced(run):
+    rows = board_json(run, "--margin", "5")["board"]
+    verdicts = {r["config"]: r["seat_verdict"]["kind"] for r in rows}
+    assert verdicts["tilted"] == "balanced"
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_board_fits_and_cuts_no_number(run, columns):
+    result = invoke(columns, str(run))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    assert len(lines) <= 24
+    words = set(result.stdout.split())
+    for row in board_json(run)["board"]:
+        first = row["first_seat_score"]
+        for value in (first["low"], first["high"]):
+            bound = f"{100 * (value - 0.5):+.1f}"
+            assert any(re.fullmatch(rf"\[?{re.escape(bound)}[,\]]", w) for w in words), bound
+        assert f"{100 * row['draw_rate']:.1f}%" in words
+        assert f"{row['units']:,}" in words
+    assert "…" not in result.stdout
+
+
+def test_sections_follow_only_when_asked(run):
+    plain = invoke(120, str(run)).stdout
+    shown = invoke(120, str(run), "--show", "ends").stdout
+    assert "End reasons" not in plain and "End reasons" in shown
+    assert "Line control" not in shown
+    assert "Line control" in invoke(120, str(run), "--detail").stdout
+
+
+def test_unknown_section_and_bad_margin_are_usage_errors(run):
+    bad = invoke(80, str(run), "--show", "nope")
+    assert bad.exit_code == 2 and "--show nope" in bad.output
+    assert invoke(80, str(run), "--margin", "-1").exit_code == 2
+
+
+def test_json_rows_hold_the_terminal_numbers(run):
+    data = board_json(run, "--show", "wins")
+    assert data["shape"] == 1 and data["margin_pts"] == 1.0
+    text = invoke(200, str(run)).stdout
+    for row in data["board"]:
+        assert f"{100 * row['a_score']['value']:.1f}%" in text
+        assert row["seat_verdict"]["text"].split()[0] in text
+    wins = data["cells"][0]["wins"]["first seat"]
+    assert wins["games"] == 200_000 and wins["units"] == 100_000
