@@ -294,3 +294,14 @@ def test_metrics_agree_with_the_runners_own_tables(tmp_path: Path) -> None:
     if ties.height:
         assert got["tiebreak[greedy,random]"][1] == pytest.approx(100 * ties["share_low"][0])
     assert got["turns[greedy,random]"][3] == 200  # the pair is the unit
+
+
+def test_a_space_smaller_than_the_trials_asked_ends_with_a_note(tmp_path: Path) -> None:
+    text = PLANTED.replace("BLANK = [4, 12]", "BLANK = [8, 9]").replace("lines = [5, 6]", "")
+    out = tmp_path / "out"
+    result = invoke(str(write_space(tmp_path, text)), "--out", str(out), "--trials", "5")
+    assert result.exit_code == 0, result.output
+    assert "2 distinct points of 5" in result.stdout
+    trials = pl.read_parquet(out / "trials.parquet")
+    assert sorted(trials.filter(pl.col("same_as").is_null())["cards.BLANK"]) == [8, 9]
+    assert [p.name for p in (out / "candidates").glob("*.toml")] == ["t0001.toml"]  # 9 BLANK

@@ -79,9 +79,13 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
     return study
 
 
-def sampler(space: Space, seed: int, number: int):
-    """TPE seeded for this trial number; the constraints are the constraint targets' excess."""
+def sampler(space: Space, seed: int, number: int, explore: bool = False):
+    """TPE seeded for this trial number; the constraints are the constraint targets' excess.
+    explore: right after TPE repeated a measured point, a seeded random draw instead, so a
+    sampler stuck on one point moves on."""
     optuna = _optuna()
+    if explore:
+        return optuna.samplers.RandomSampler(seed=objective.derived_seed(seed, 3, number) % 2**32)
     constraints = (lambda t: t.user_attrs["constraints"]) if space.constraints else None
     with warnings.catch_warnings():  # constraints_func is marked experimental
         warnings.simplefilter("ignore")
@@ -103,7 +107,7 @@ def owner(out: Path) -> str:
     return f"{socket.gethostname()}:{out.resolve()}"
 
 
-REPEATS = 25
+REPEATS = 10
 """Asks in a row that only repeat measured points before the space counts as exhausted."""
 
 
@@ -122,8 +126,7 @@ def run(
     import time
 
     study = open_study(space, out, seed, storage)
-    repeats = 0
-    while repeats < REPEATS:
+    while True:
         trial, done = _next(study, space, seed, owner(out), storage, trials)
         if trial is None:
             return study
@@ -131,15 +134,14 @@ def run(
         evaluation = _play(space, out, seed, runner, trial, study)
         _tell(study, space, trial, evaluation)
         frozen = study.trials[trial.number]
-        repeats = repeats + 1 if "same_as" in frozen.user_attrs else 0
-        if said and not repeats:
+        if said and "same_as" not in frozen.user_attrs:
             said(done + 1, frozen, evaluation, time.perf_counter() - started)
-    return study
 
 
 def _next(study, space: Space, seed: int, me: str, storage: str | None, trials: int):
     """(the trial to play next, or None when the study holds enough; distinct points done).
-    An interrupted trial of ours comes first: the same point again, its runs resumed."""
+    An interrupted trial of ours comes first: the same point again, its runs resumed. All is
+    read from the study, so a resumed study goes on exactly as an uninterrupted one."""
     optuna = _optuna()
     all_trials = study.get_trials(deepcopy=False)
     states = optuna.trial.TrialState
@@ -149,15 +151,26 @@ def _next(study, space: Space, seed: int, me: str, storage: str | None, trials: 
     busy = len(running) - len(mine)
     done = [t for t in all_trials if t.state == states.COMPLETE]
     distinct = sum("same_as" not in t.user_attrs for t in done)
-    if distinct + busy >= trials:
+    repeats = _trailing_repeats(done)
+    if distinct + busy >= trials or repeats >= REPEATS:
         return None, distinct
     if mine:
         return optuna.trial.Trial(study, mine[0]._trial_id), distinct
-    study.sampler = sampler(space, seed, len(all_trials))
+    study.sampler = sampler(space, seed, len(all_trials), explore=repeats > 0)
     trial = study.ask()
     trial.set_user_attr("owner", me)
     trial.set_user_attr("pid", os.getpid())
     return trial, distinct
+
+
+def _trailing_repeats(done: list) -> int:
+    """How many of the latest finished trials, in a row, only repeated a measured point."""
+    count = 0
+    for t in sorted(done, key=lambda t: t.number, reverse=True):
+        if "same_as" not in t.user_attrs:
+            break
+        count += 1
+    return count
 
 
 def _play(space: Space, out: Path, seed: int, runner: Runner, trial, study) -> Evaluation:
