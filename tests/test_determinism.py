@@ -1,7 +1,7 @@
 """Regression test of determinism (not of rules): fixed-seed batches give exactly the
 result rows and card counts main's engine gave before the speed work (issue #14).
 
-The digests were produced at main c73cebb by playing these batches with
+The digests were produced at main c73cebb (a git worktree of it) by playing these batches with
 sim.game.play_batch (compiled) and hashing sha256(out.int32 bytes + cards.uint8 bytes).
 A deliberate change to what games are played must update them and say why.
 """
@@ -24,6 +24,13 @@ RANDOM_DIGESTS = {
 }
 GREEDY_DIGEST = "20175113b39178f2321f02f9c873c2e5a175d20f859540170fdefe5fbfcc070d"
 CPU_DIGEST = "7a5d6861333298c5ebeb347b421004c912c9a55d64e6446f8b2885d5ae0c0709"
+# small budgets, so the searches' rollouts (random turns) are covered in seconds
+SEARCH_DIGESTS = {
+    ("mc(rollouts=20)", 40): "10e0c8658b2cd5c21ac9335016b77554aac08f7a8ef4fcb45088dda03a1ac449",
+    ("ismcts(iterations=60)", 20): (
+        "b33f6527e9eff71bfe6d6f7392e659a65904d25430d46c1c4c1dbe3c3788d78f"
+    ),
+}
 
 
 def digest(out: np.ndarray, cards: np.ndarray) -> str:
@@ -52,3 +59,11 @@ def test_greedy_games_are_main_s_games():
 def test_games_against_the_cpu_are_main_s_games():
     seeds = np.arange(1, 1001, dtype=np.uint64)
     assert digest(*play_batch(load("base"), seeds, cpu_level=2)) == CPU_DIGEST
+
+
+@pytest.mark.parametrize("spec, games", sorted(SEARCH_DIGESTS))
+def test_search_games_are_main_s_games(spec, games):
+    seeds, swapped = batch(games)
+    codes, limits = policy_codes(spec, "random"), budgets(spec, "random")
+    out = play_batch(load("base"), seeds, swapped=swapped, policies=codes, budgets=limits)
+    assert digest(*out) == SEARCH_DIGESTS[(spec, games)]
