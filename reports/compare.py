@@ -310,20 +310,13 @@ def compare_cell(
                 if units[0] == "pair"
                 else (f"paired on {n_a:,} games (same seeds and seats)")
             )
-    rows = []
-    for name, _, rate, family in chosen:
-        a_t, b_t = from_row(ta, name), from_row(tb, name)
-        if paired:
-            side = rate_estimate if rate else mean_estimate
-            ea, eb = side(a_t, units[0]), side(b_t, units[1])
-            diff = sums[name].difference()
-            row = Row(name, rate, Side.of(ea), Side.of(eb), diff, "paired t-test")
-        else:
-            row = row_of(name, rate, a_t, b_t, units)
-        if family == "complement":
-            row.test = f"the complement of {rows[-1].metric}"
-        row.family = family
-        rows.append(row)
+
+    def summed(name, rate, a_t, b_t):
+        side = rate_estimate if rate else mean_estimate
+        ea, eb = side(a_t, units[0]), side(b_t, units[1])
+        return Row(name, rate, Side.of(ea), Side.of(eb), sums[name].difference(), "paired t-test")
+
+    rows = _rows(chosen, ta, tb, units, summed if paired else None)
     balance = closer(*(_seat_results(parts) for parts in (parts_a, parts_b)), paired)
     cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
     return cell, notes + _part_hash_notes(parts_a, parts_b, where)
@@ -336,6 +329,20 @@ def _seat_results(parts: list[Path]) -> pl.DataFrame:
     if "pair" not in frame.collect_schema().names():  # games played without seat swapping
         frame = frame.with_columns(pl.lit(None, pl.Int64).alias("pair"))
     return frame.select("winner", "pair", "game").collect()
+
+
+def _rows(chosen, ta: dict, tb: dict, units, paired) -> list[Row]:
+    """The cell's rows in the metrics' order, from each run's tallies: paired(name, rate,
+    a_tally, b_tally) makes a paired row, else (None) the two runs count as independent."""
+    rows = []
+    for name, _, rate, family in chosen:
+        a_t, b_t = from_row(ta, name), from_row(tb, name)
+        row = paired(name, rate, a_t, b_t) if paired else row_of(name, rate, a_t, b_t, units)
+        if family == "complement":
+            row.test = f"the complement of {rows[-1].metric}"
+        row.family = family
+        rows.append(row)
+    return rows
 
 
 def _cell_parts(run: RunFolder, config: str, matchup: str) -> list[Path] | None:
@@ -384,17 +391,11 @@ def _compare_whole(
     ta, tb = (tallies(f, [], quantities).row(0, named=True) for f in (fa, fb))
     units = (unit_name(fa), unit_name(fb))
     means = _unit_means(fa, fb, chosen) if paired else None
-    rows = []
-    for name, _, rate, family in chosen:
-        a_t, b_t = from_row(ta, name), from_row(tb, name)
-        if means is not None:
-            row = paired_row(name, rate, a_t, b_t, units, means[0][name], means[1][name])
-        else:
-            row = row_of(name, rate, a_t, b_t, units)
-        if family == "complement":
-            row.test = f"the complement of {rows[-1].metric}"
-        row.family = family
-        rows.append(row)
+
+    def on_means(name, rate, a_t, b_t):
+        return paired_row(name, rate, a_t, b_t, units, means[0][name], means[1][name])
+
+    rows = _rows(chosen, ta, tb, units, on_means if means is not None else None)
     n_a, n_b = rows[0].a.games, rows[0].b.games
     balance = closer(fa, fb, paired)
     cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)

@@ -5,7 +5,6 @@ keep --help instant."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +17,7 @@ from sim.cli.common import (  # noqa: F401 - sim.cli re-exports them
     IN_MEMORY,
     USAGE,
     DecisionTimeout,
+    check_backend,
     checked_seed,
     fail,
     load_config,
@@ -429,12 +429,7 @@ def run(
     from sim.guard import timeout
     from sim.runner.run import RunError
 
-    if backend not in ("local", "dask"):
-        usage(f"--backend {backend!r}: expected local or dask")
-    if backend == "dask" and not scheduler:
-        usage("--backend dask needs --scheduler tcp://HOST:PORT")
-    if backend == "dask" and importlib.util.find_spec("dask") is None:
-        fail("--backend dask needs dask: pip install -e '.[cluster]'")
+    check_backend(backend, scheduler)
     the_plan = _plan(plan, config, players, games, seed, swap, chunk_size)
     if per_game_cards:
         the_plan = dataclasses.replace(the_plan, per_game_cards=True)

@@ -49,6 +49,18 @@ def checked_seed(seed: int) -> int:
     return seed
 
 
+def check_backend(backend: str, scheduler: str | None) -> None:
+    """--backend and --scheduler as every command that plays through the runner takes them."""
+    import importlib.util
+
+    if backend not in ("local", "dask"):
+        usage(f"--backend {backend!r}: expected local or dask")
+    if backend == "dask" and not scheduler:
+        usage("--backend dask needs --scheduler tcp://HOST:PORT")
+    if backend == "dask" and importlib.util.find_spec("dask") is None:
+        fail("--backend dask needs dask: pip install -e '.[cluster]'")
+
+
 def load_config(name: str):
     from sim.config import ConfigError, load
 

@@ -40,7 +40,7 @@ def tune(
     Rerun the same command to continue an interrupted study.
     `sim tune DIR --show` prints its front again, playing nothing.
     """
-    from sim.cli import checked_seed, fail, usage
+    from sim.cli.common import check_backend, checked_seed, fail, usage
 
     if importlib.util.find_spec("optuna") is None:
         fail("sim tune needs optuna: pip install -e '.[tune]'")
@@ -49,12 +49,7 @@ def tune(
     if out is None or trials is None:
         usage("sim tune SPACE.toml needs --out DIR and --trials N (or: sim tune DIR --show)")
     checked_seed(seed)
-    if backend not in ("local", "dask"):
-        usage(f"--backend {backend!r}: expected local or dask")
-    if backend == "dask" and not scheduler:
-        usage("--backend dask needs --scheduler tcp://HOST:PORT")
-    if backend == "dask" and importlib.util.find_spec("dask") is None:
-        fail("--backend dask needs dask: pip install -e '.[cluster]'")
+    check_backend(backend, scheduler)
     loaded = _space(space)
     _check_state(out, loaded, seed, storage)
     _tune(loaded, out, trials, seed, storage, workers, backend, scheduler)
