@@ -165,7 +165,8 @@ def _cards(tokens) -> list[Card]:
 def _slot(text, lines: int):
     if text is None:
         return None
-    return _line_index(int(text.split(":")[0]), lines, "forced"), int(text.split(":")[1])
+    line, col = text.split(":")  # scenario_format checked it is LINE:COL
+    return _line_index(int(line), lines, "forced"), int(col)
 
 
 def _line_index(value: int, lines: int, where: str) -> int:

@@ -312,7 +312,6 @@ def try_path(s, scratch, cid, line, col, current, snap_at):
     t.path[:] = current
     t.snap_at = snap_at
     lay_card(t, cid, line, col)
-    t.snap_at = -1
     return np.int64(t.path_pos)
 
 

@@ -90,8 +90,7 @@ def add_move(moves, n, index, line, direction, path, depth):
     moves[n, M_LINE] = line
     moves[n, M_DIR] = direction
     moves[n, M_LEN] = depth
-    moves[n, M_PATH : M_PATH + depth] = path[:depth]
-    moves[n, M_PATH + depth : M_PATH + MAX_DEPTH] = 0
+    moves[n, M_PATH : M_PATH + depth] = path[:depth]  # readers stop at M_LEN: no tail to clear
     return n + 1
 
 
