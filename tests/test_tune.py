@@ -12,13 +12,13 @@ import pytest
 from cli_failures import assert_exit_1
 from typer.testing import CliRunner
 
+from reports.verdict import pairs_needed
 from sim.cards import AXIS_H, AXIS_V, BLANK, PRINT
 from sim.cli import app
 from sim.config import load as load_config
 from sim.tune import candidate, metrics, objective, space, study, table
 from sim.tune.metrics import Value
 from sim.tune.space import Target
-from sim.tune.verdict import decide, pairs_needed
 
 # Only BLANK cards and a RUN line that cannot fill (60 slots, at most 24 cards a player):
 # every turn plays one card and draws one, so with n cards a player (one set aside, three in
@@ -203,16 +203,20 @@ def test_a_bare_directed_kind_alternates_its_axes(tmp_path: Path) -> None:
 
 def test_verdicts_from_intervals() -> None:
     band = Target("first_seat", "heuristic,heuristic", -0.5, 0.5)
-    assert decide(band, Value(0.1, -0.3, 0.4, 100)) == "met"
-    assert decide(band, Value(0.1, -0.6, 0.4, 100)) == "open"
-    assert decide(band, Value(0.9, 0.6, 1.2, 100)) == "missed"
-    assert decide(band, Value(0.0, -0.9, 0.9, 100)) == "open"  # wider than the band
+    assert band.verdict(Value(0.1, -0.3, 0.4, 100)) == "met"
+    assert band.verdict(Value(0.1, -0.6, 0.4, 100)) == "open"
+    assert band.verdict(Value(0.9, 0.6, 1.2, 100)) == "missed"
+    assert band.verdict(Value(0.0, -0.9, 0.9, 100)) == "open"  # wider than the band
     ceiling = Target("tiebreak", "heuristic,heuristic", None, 10.0)
-    assert decide(ceiling, Value(8.0, 7.0, 9.0, 100)) == "met"
-    assert decide(ceiling, Value(12.0, 10.5, 13.0, 100)) == "missed"
+    assert ceiling.verdict(Value(8.0, 7.0, 9.0, 100)) == "met"
+    assert ceiling.verdict(Value(12.0, 10.5, 13.0, 100)) == "missed"
+    floor = Target("a_score", "heuristic,random", 60.0, None)
+    assert floor.verdict(Value(65.0, 61.0, 69.0, 100)) == "met"
+    assert floor.verdict(Value(61.0, 58.0, 64.0, 100)) == "open"
     # 0.25 inside the band, spread 50 points a pair: ((1.96 + 0.84) * 50 / 0.25)^2 pairs
-    assert pairs_needed(band, Value(0.25, 0, 0.5, 1), 50.0) == pytest.approx(313_960, rel=1e-3)
-    assert pairs_needed(band, Value(0.75, 0, 1, 1), 50.0) == float("inf")
+    inside = -band.excess(0.25)
+    assert pairs_needed(inside, 50.0) == pytest.approx(313_960, rel=1e-3)
+    assert pairs_needed(-band.excess(0.75), 50.0) == float("inf")
 
 
 SHIPPED_SPACES = sorted((Path(__file__).parent.parent / "configs" / "tune").glob("*.toml"))
