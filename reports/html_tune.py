@@ -199,7 +199,7 @@ def _confirmed(row: dict, t: Tuning) -> str:
         return ("yes" if c.confirmed else "no") + f" ({c.pairs:,} pairs)"
     if row.get("confirm_pairs") is not None:
         return ("yes" if row["confirmed"] else "no") + f" ({row['confirm_pairs']:,} pairs)"
-    return "not confirmed (not a candidate)"
+    return "no (not replayed)"
 
 
 def _front_section(t: Tuning) -> str:
