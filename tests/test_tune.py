@@ -513,3 +513,22 @@ def test_two_concurrent_processes_on_one_study_lose_no_trial(tmp_path: Path) -> 
     folders = Counter(p.name for name in ("a", "b") for p in (tmp_path / name / "trials").iterdir()
                       if (p / "r0").exists())  # fmt: skip
     assert folders == Counter(f"t{t.number:04d}" for t in played)  # each in one folder only
+
+
+def test_a_late_ask_gives_way_and_a_second_start_is_given_back() -> None:
+    """The two give-backs of a shared study, on an in-memory one: of two trials asked at
+    once for the last place, the later (higher number) gives way; of two enqueued start
+    configs, the later is the duplicate."""
+    import optuna
+
+    s = optuna.create_study(directions=["minimize"])
+    s.enqueue_trial({"x": 1}, user_attrs={"start": True})
+    s.enqueue_trial({"x": 1}, user_attrs={"start": True})  # a second machine, at once
+    first, second, third = s.ask(), s.ask(), s.ask()
+    assert not study._second_start(s, first) and study._second_start(s, second)
+    assert not study._second_start(s, third)  # not a start config at all
+    # three running, none done: with room for two, only the third ask is past it
+    assert not study._taken(s, first.number, 2) and not study._taken(s, second.number, 2)
+    assert study._taken(s, third.number, 2)
+    s.tell(first, 1.0)  # one point done, two running: room for three takes both
+    assert not study._taken(s, third.number, 3) and study._taken(s, third.number, 2)

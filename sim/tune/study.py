@@ -75,7 +75,10 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
 
 CREATE_TRIES = 5
 """Opening attempts: two machines starting on a new shared database race to create its tables
-(sqlite: "table studies already exists"); the loser finds them made on a second try."""
+and stamp its schema version; the loser finds them made on a later try."""
+
+RACES = ("already exists", "UNIQUE constraint failed", "database is locked")
+"""What losing that race says (sqlite through SQLAlchemy: a table, the alembic version row)."""
 
 
 def _create(optuna, url: str, name: str, directions: list[str]):
@@ -87,7 +90,7 @@ def _create(optuna, url: str, name: str, directions: list[str]):
                 storage=url, study_name=name, directions=directions, load_if_exists=True
             )
         except Exception as exc:  # a bad URL, an unreachable or foreign database
-            if "already exists" not in str(exc) or attempt + 1 == CREATE_TRIES:
+            if not any(r in str(exc) for r in RACES) or attempt + 1 == CREATE_TRIES:
                 raise StudyError(f"--storage {url}: cannot open the study: {exc}") from None
             time.sleep(0.2 * (attempt + 1))
     raise AssertionError("unreachable")
