@@ -201,7 +201,8 @@ def report(
         list[Path],
         typer.Argument(
             metavar="RUN [RUN_B]",
-            help="A run folder written by `sim run`; two to compare them on one page",
+            help="A run folder written by `sim run` (two: compared on one page), or a tuning "
+            "folder written by `sim tune`",
         ),
     ],
     out: Annotated[Path, typer.Option(help="The HTML file to write")] = Path("report.html"),
