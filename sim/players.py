@@ -55,13 +55,13 @@ BUILT_IN: dict[str, BuiltIn] = {
     "mc": BuiltIn(
         "determinised Monte Carlo: sample the unseen cards, roll out, best average",
         POLICY_MC,
-        {"rollouts": Param(1, 100_000, 3000, "rollouts per decision")},
+        {"rollouts": Param(1, 100_000, 1000, "rollouts per decision")},
         "rollouts",
     ),
     "ismcts": BuiltIn(
         "information-set Monte Carlo tree search",
         POLICY_ISMCTS,
-        {"iterations": Param(1, 1_000_000, 8000, "search iterations per decision")},
+        {"iterations": Param(1, 1_000_000, 3000, "search iterations per decision")},
         "iterations",
     ),
     "cpu": BuiltIn(

@@ -64,4 +64,4 @@ def test_strategies_list_shows_every_registered_strategy():
     for name in BUILT_IN:
         assert name in result.output
     assert "level=1..4" in result.output
-    assert "rollouts=1..100000 (default 3000)" in result.output
+    assert "rollouts=1..100000 (default 1000)" in result.output
