@@ -21,7 +21,8 @@ from rich.console import Console
 from scipy import stats as sps
 
 from reports import present
-from reports.balance import Closer, closer
+from reports.balance import NAME as BALANCE
+from reports.balance import Closer, closer, closer_of
 from reports.paired import line_up, pair_parts
 from reports.present import drop, fit
 from reports.stats import (
@@ -31,7 +32,7 @@ from reports.stats import (
     paired_difference,
     rate_difference,
 )
-from reports.summary import END_ORDER, RunFolder, a_score, cells
+from reports.summary import END_ORDER, RunFolder, a_score, cells, first_score
 from reports.tally import from_row, part_tallies, tallies, unit, unit_name
 from sim.runner.categories import ENDS
 from sim.stats import Estimate, Tally, p_text, unit_text
@@ -290,6 +291,7 @@ def compare_cell(
     every = metrics(matchup, [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)], lines)
     quantities = {name: (expr, None) for name, expr, _, _ in every}
     quantities["pairless"] = (pl.col("pair").is_null(), None)
+    quantities[BALANCE] = (first_score(), None)
     columns = list(a.columns)
     ta, tb = (
         part_tallies(parts, ["config", "matchup"], quantities, columns).row(0, named=True)
@@ -301,7 +303,9 @@ def compare_cell(
     if not lined_up:
         paired, how, sums = False, f"unpaired: {n_a:,} vs {n_b:,} games", {}
     else:
-        found = pair_parts(parts_a, parts_b, {name: expr for name, expr, _, _ in chosen})
+        found = pair_parts(
+            parts_a, parts_b, {name: expr for name, expr, _, _ in chosen}, first_score()
+        )
         paired, how, sums = found.paired, found.why, found.sums
         if paired:
             pairs = f"{n_a // 2:,} pairs ({n_a:,} games; same seeds and seats)"
@@ -317,18 +321,10 @@ def compare_cell(
         return Row(name, rate, Side.of(ea), Side.of(eb), sums[name].difference(), "paired t-test")
 
     rows = _rows(chosen, ta, tb, units, summed if paired else None)
-    balance = closer(*(_seat_results(parts) for parts in (parts_a, parts_b)), paired)
+    scores = (rate_estimate(from_row(t, BALANCE), u) for t, u in zip((ta, tb), units, strict=True))
+    balance = closer_of(*scores, sums if paired else None)
     cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
     return cell, notes + _part_hash_notes(parts_a, parts_b, where)
-
-
-def _seat_results(parts: list[Path]) -> pl.DataFrame:
-    """The three columns `closer` reads of a cell's games (who won, pair, game): a few
-    bytes a game, where the whole cell would be a hundred."""
-    frame = pl.concat([pl.scan_parquet(p) for p in parts], how="diagonal_relaxed")
-    if "pair" not in frame.collect_schema().names():  # games played without seat swapping
-        frame = frame.with_columns(pl.lit(None, pl.Int64).alias("pair"))
-    return frame.select("winner", "pair", "game").collect()
 
 
 def _rows(chosen, ta: dict, tb: dict, units, paired) -> list[Row]:
@@ -363,7 +359,8 @@ def _part_hash_notes(parts_a: list[Path], parts_b: list[Path], where: str) -> li
     for parts in (parts_a, parts_b):
         names = pl.scan_parquet(parts[:1]).collect_schema().names()
         wanted = [c for c in ("config_hash", "rules_version") if c in names]
-        values = pl.scan_parquet(parts).select(pl.col(wanted).cast(pl.String).unique().implode())
+        unique = pl.col(wanted).unique().cast(pl.String).implode()  # cast the few, not every row
+        values = pl.scan_parquet(parts).select(unique)
         seen.append(values.collect().row(0, named=True) if wanted else {})
     notes = []
     for column, what in (("config_hash", "config hashes"), ("rules_version", "rules versions")):

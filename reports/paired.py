@@ -18,7 +18,7 @@ import polars as pl
 from scipy import stats as sps
 
 from reports.stats import Difference
-from reports.tally import PARTS_AT_ONCE, unit
+from reports.tally import PARTS_AT_ONCE, part_shape, read_parts, unit
 
 KEYS = ["game", "seed"]
 SEATS = ["first", "second", "swapped"]
@@ -84,7 +84,7 @@ class Paired:
 
     paired: bool
     why: str = ""
-    sums: dict[str, DiffSums] = field(default_factory=dict)
+    sums: dict = field(default_factory=dict)  # by metric; the balance's by ("closer", signs)
 
 
 def line_up(parts_a: list[Path], parts_b: list[Path], games_of) -> bool:
@@ -94,20 +94,73 @@ def line_up(parts_a: list[Path], parts_b: list[Path], games_of) -> bool:
     )
 
 
-def pair_parts(parts_a: list[Path], parts_b: list[Path], metrics: dict[str, pl.Expr]) -> Paired:
-    """Walk the lined-up parts two at a time: same games and seeds, same seats, then each
-    unit's mean of every metric in both runs and their differences summed."""
-    sums = {name: DiffSums() for name in metrics}
-    for path_a, path_b in zip(parts_a, parts_b, strict=True):
-        fa, fb = _units(path_a, metrics), _units(path_b, metrics)
-        if not fa.select(KEYS).equals(fb.select(KEYS)):
-            return Paired(False, "unpaired: the runs played different seeds")
-        if not fa.select(SEATS).equals(fb.select(SEATS)):
-            return Paired(False, "unpaired: same seeds but different seats")
-        ua, ub = _means(fa, metrics), _means(fb, metrics)
+FOLDS = [(sa, sb) for sa in (1.0, -1.0) for sb in (1.0, -1.0)]
+"""The signs (A's, B's) a first-seat score's distance from 50% may take: reports.balance."""
+
+
+def pair_parts(
+    parts_a: list[Path], parts_b: list[Path], metrics: dict[str, pl.Expr], score: pl.Expr
+) -> Paired:
+    """Walk the lined-up parts a pair at a time: same games and seeds, same seats, then each
+    unit's mean of every metric in both runs and their differences summed. score (the first
+    seat's) gives the sums of reports.balance's distances from 50%, for each pair of signs
+    (Paired.sums[("closer", sign_a, sign_b)]): the signs are known only at the end."""
+    sums: dict = {name: DiffSums() for name in metrics}
+    sums |= {("closer", *signs): DiffSums() for signs in FOLDS}
+    values = {**metrics, "_score": score}
+    columns = _columns(parts_a[:1], values)
+    both = zip(read_parts(parts_a, columns), read_parts(parts_b, columns), strict=True)
+    for (path_a, fa), (path_b, fb) in both:
+        means = _part_means(fa, fb, values)
+        if means is None:  # not in the runner's layout: sorted and grouped by polars
+            ua, ub = _units(path_a, values), _units(path_b, values)
+            if not ua.select(KEYS).equals(ub.select(KEYS)):
+                return Paired(False, "unpaired: the runs played different seeds")
+            if not ua.select(SEATS).equals(ub.select(SEATS)):
+                return Paired(False, "unpaired: same seeds but different seats")
+            means = _means(ua, values), _means(ub, values)
+        elif isinstance(means, str):
+            return Paired(False, means)
+        ma, mb = means
         for name in metrics:
-            sums[name].add(ub[name] - ua[name])
+            sums[name].add(mb[name] - ma[name])
+        for sa, sb in FOLDS:  # distance from 50% on the side of each run's estimate
+            d = sb * (mb["_score"] - 0.5) - sa * (ma["_score"] - 0.5)
+            sums[("closer", sa, sb)].add(d)
     return Paired(True, "", sums)
+
+
+def _columns(parts: list[Path], values: dict[str, pl.Expr]) -> list[str]:
+    """The columns pair_parts reads: keys, seats, units and what the values need."""
+    have = pl.scan_parquet(parts).collect_schema().names() if parts else []
+    roots = [r for e in values.values() for r in e.meta.root_names()]
+    wanted = dict.fromkeys([*KEYS, *SEATS, "config", "matchup", "pair", *roots])
+    return [c for c in wanted if c in have]
+
+
+def _part_means(fa: pl.DataFrame, fb: pl.DataFrame, values: dict[str, pl.Expr]):
+    """Both parts' per-unit means of every value, in unit order, when both are one cell in
+    the runner's layout (games in order, pairs two by two); a string saying why they do not
+    pair; or None when a part is laid out otherwise (the caller sorts)."""
+    shape = part_shape(fa, [])
+    if shape is None or part_shape(fb, []) != shape:
+        return None
+    ga, gb = fa["game"].to_numpy(), fb["game"].to_numpy()
+    if (ga[1:] <= ga[:-1]).any() or (gb[1:] <= gb[:-1]).any():
+        return None
+    if len(ga) != len(gb) or not ((ga == gb).all() and fa["seed"].equals(fb["seed"])):
+        return "unpaired: the runs played different seeds"
+    seats = [pl.col(s).cast(pl.String) if s != "swapped" else pl.col(s) for s in SEATS]
+    if not fa.select(seats).equals(fb.select(seats)):
+        return "unpaired: same seeds but different seats"
+    out = []
+    for frame in (fa, fb):
+        per_game = frame.select(expr.alias(name) for name, expr in values.items())
+        columns = {name: per_game[name].to_numpy() for name in values}
+        if shape == "pairs":  # a pair's mean: its two rows' (exact: halves of small sums)
+            columns = {name: (v[0::2] + v[1::2]) / 2 for name, v in columns.items()}
+        out.append(columns)
+    return out[0], out[1]
 
 
 def _units(path: Path, metrics: dict[str, pl.Expr]) -> pl.DataFrame:

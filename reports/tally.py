@@ -179,7 +179,7 @@ def part_shape(frame: pl.DataFrame, keys: list[str]) -> str | None:
 
 def _constant(column: pl.Series) -> bool:
     """Whether every value of a column is its first (not null), read as numpy codes."""
-    digits = _digits(column)
+    digits = column_codes(column)
     if digits is None:
         return column.n_unique() == 1 and not column.null_count()
     values, radix = digits
@@ -291,7 +291,7 @@ def _codes(frame: pl.DataFrame, roots: list[str], digits: dict) -> tuple | None:
     combined, span = None, 1
     for name in roots:
         if name not in digits:
-            digits[name] = _digits(frame[name])
+            digits[name] = column_codes(frame[name])
         if digits[name] is None:
             return None
         values, radix = digits[name]
@@ -312,7 +312,7 @@ def _codes(frame: pl.DataFrame, roots: list[str], digits: dict) -> tuple | None:
     return code_of[combined], seen[used]
 
 
-def _digits(column: pl.Series) -> tuple[np.ndarray, int] | None:
+def column_codes(column: pl.Series) -> tuple[np.ndarray, int] | None:
     """A column as small non-negative integers (null the largest) and their count, in numpy
     (polars' Series methods plan a query each: too slow for a dozen columns a part)."""
     dtype = column.dtype
