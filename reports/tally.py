@@ -300,9 +300,9 @@ def _codes(frame: pl.DataFrame, roots: list[str], digits: dict) -> tuple | None:
             return None
         combined = values if combined is None else combined * radix + values
     seen = np.full(span, -1, dtype=np.int64)
-    if "" not in digits:  # row numbers backwards, shared by the groups
-        digits[""] = (np.arange(frame.height - 1, -1, -1), 0)
-    seen[combined[::-1]] = digits[""][0]  # a row per code: the first (the last write wins)
+    if "" not in digits:  # row numbers, shared by the groups
+        digits[""] = (np.arange(frame.height), 0)
+    seen[combined] = digits[""][0]  # a row holding each code (the last one written)
     used = seen >= 0
     if used.sum() > MAX_CODES:
         return None
@@ -313,24 +313,21 @@ def _codes(frame: pl.DataFrame, roots: list[str], digits: dict) -> tuple | None:
 
 
 def column_codes(column: pl.Series) -> tuple[np.ndarray, int] | None:
-    """A column as small non-negative integers (null the largest) and their count, in numpy
-    (polars' Series methods plan a query each: too slow for a dozen columns a part)."""
+    """A column as small non-negative integers (null the largest) and their count: its
+    physical codes (categories, enum values, integers) shifted to start at 0."""
     dtype = column.dtype
     if dtype == pl.String:
         column = column.cast(pl.Categorical)
-    elif dtype == pl.Boolean:
-        column = column.cast(pl.UInt8)
-    elif not (isinstance(dtype, pl.Categorical | pl.Enum) or dtype.is_integer()):
+    elif not (isinstance(dtype, pl.Categorical | pl.Enum | pl.Boolean) or dtype.is_integer()):
         return None
-    values = column.to_physical().to_numpy()  # floats with NaN when there are nulls
-    nulls = np.isnan(values) if column.null_count() else None
-    known = values if nulls is None else values[~nulls]
-    if not len(known):  # every value null
-        return np.zeros(len(column), dtype=np.int64), 1
-    low, high = int(known.min()), int(known.max())
+    physical = column.to_physical().cast(pl.Int64)
+    low, high = physical.min(), physical.max()
+    if low is None:  # every value null
+        return np.zeros(len(column), dtype=np.int32), 1
     radix = high - low + 2
     if radix > MAX_CODES * 16:
         return None
-    if nulls is None:  # int32: half the memory traffic of int64, and codes stay under 4,096
-        return values.astype(np.int32) - np.int32(low), radix
-    return np.where(nulls, radix - 1, values - low).astype(np.int32), radix
+    if column.null_count():
+        physical = physical.fill_null(high + 1)
+    values = physical.to_numpy().astype(np.int32)  # int32: half the memory traffic of int64
+    return (values - np.int32(low) if low else values), radix
