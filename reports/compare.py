@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 from rich.console import Console
-from scipy import stats as sps
 
 from reports import present
 from reports.balance import NAME as BALANCE
@@ -158,6 +157,8 @@ def welch_difference(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> 
     d = float(b.mean() - a.mean())
     if a.var() == 0 and b.var() == 0:  # t is 0/0 or infinite, and scipy would warn
         return Difference(d, d, d, 1.0 if d == 0 else 0.0, False, a.size, b.size)
+    from scipy import stats as sps  # a second to import: only here
+
     result = sps.ttest_ind(b, a, equal_var=False)
     interval = result.confidence_interval(confidence)
     return Difference(
