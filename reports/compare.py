@@ -293,20 +293,22 @@ def compare_cell(
     quantities = {name: (expr, None) for name, expr, _, _ in every}
     quantities["pairless"] = (pl.col("pair").is_null(), None)
     quantities[BALANCE] = (first_score(), None)
-    columns = list(a.columns)
-    ta, tb = (
-        part_tallies(parts, ["config", "matchup"], quantities, columns).row(0, named=True)
-        for parts in (parts_a, parts_b)
-    )
+    if lined_up:  # one reading of each part: the tallies and the pairs' differences
+        values = {name: expr for name, expr, _, _ in every}
+        found, (ta, tb) = pair_parts(parts_a, parts_b, values, first_score(), quantities)
+    else:
+        ta, tb = (
+            part_tallies(parts, ["config", "matchup"], quantities, list(a.columns)).row(
+                0, named=True
+            )
+            for parts in (parts_a, parts_b)
+        )
     ends = [r for r in END_ORDER if ta[f"end: {r}:y"] or tb[f"end: {r}:y"]]
     chosen = metrics(matchup, ends, lines)
     units = tuple("game" if t["pairless:y"] else "pair" for t in (ta, tb))
     if not lined_up:
         paired, how, sums = False, f"unpaired: {n_a:,} vs {n_b:,} games", {}
     else:
-        found = pair_parts(
-            parts_a, parts_b, {name: expr for name, expr, _, _ in chosen}, first_score()
-        )
         paired, how, sums = found.paired, found.why, found.sums
         if paired:
             pairs = f"{n_a // 2:,} pairs ({n_a:,} games; same seeds and seats)"

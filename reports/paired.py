@@ -18,7 +18,14 @@ import polars as pl
 from scipy import special  # not scipy.stats: a second to import
 
 from reports.stats import Difference
-from reports.tally import PARTS_AT_ONCE, part_shape, read_parts, unit
+from reports.tally import (
+    PARTS_AT_ONCE,
+    add_tallies,
+    part_shape,
+    read_parts,
+    tally_columns,
+    unit,
+)
 
 KEYS = ["game", "seed"]
 SEATS = ["first", "second", "swapped"]
@@ -99,35 +106,61 @@ FOLDS = [(sa, sb) for sa in (1.0, -1.0) for sb in (1.0, -1.0)]
 
 
 def pair_parts(
-    parts_a: list[Path], parts_b: list[Path], metrics: dict[str, pl.Expr], score: pl.Expr
-) -> Paired:
+    parts_a: list[Path],
+    parts_b: list[Path],
+    metrics: dict[str, pl.Expr],
+    score: pl.Expr,
+    quantities: dict | None = None,
+) -> tuple[Paired, list[dict]]:
     """Walk the lined-up parts a pair at a time: same games and seeds, same seats, then each
     unit's mean of every metric in both runs and their differences summed. score (the first
     seat's) gives the sums of reports.balance's distances from 50%, for each pair of signs
-    (Paired.sums[("closer", sign_a, sign_b)]): the signs are known only at the end."""
-    sums: dict = {name: DiffSums() for name in metrics}
-    sums |= {("closer", *signs): DiffSums() for signs in FOLDS}
+    (Paired.sums[("closer", sign_a, sign_b)]): the signs are known only at the end. The
+    same reading gives each run's part_tallies of quantities (by config and match-up; one
+    row each, the cell's), so the parts are read once."""
+    keys = ["config", "matchup"]
     values = {**metrics, "_score": score}
-    columns = _columns(parts_a[:1], values)
-    both = zip(read_parts(parts_a, columns), read_parts(parts_b, columns), strict=True)
+    found = Paired(True, "", {name: DiffSums() for name in metrics})
+    found.sums |= {("closer", *signs): DiffSums() for signs in FOLDS}
+    totals: list[dict] = [{}, {}]
+    roots = [r for e in (quantities or {}).values() for pair in e if pair is not None
+             for r in pair.meta.root_names()]  # fmt: skip
+    columns = [tally_columns(p[:1], keys, roots) for p in (parts_a, parts_b)]
+    columns = [list(dict.fromkeys([*c, *_columns(p[:1], values)])) for c, p in
+               zip(columns, (parts_a, parts_b), strict=True)]  # fmt: skip
+    both = zip(read_parts(parts_a, columns[0]), read_parts(parts_b, columns[1]), strict=True)
     for (path_a, fa), (path_b, fb) in both:
-        means = _part_means(fa, fb, values)
-        if means is None:  # not in the runner's layout: sorted and grouped by polars
-            ua, ub = _units(path_a, values), _units(path_b, values)
-            if not ua.select(KEYS).equals(ub.select(KEYS)):
-                return Paired(False, "unpaired: the runs played different seeds")
-            if not ua.select(SEATS).equals(ub.select(SEATS)):
-                return Paired(False, "unpaired: same seeds but different seats")
-            means = _means(ua, values), _means(ub, values)
-        elif isinstance(means, str):
-            return Paired(False, means)
-        ma, mb = means
-        for name in metrics:
+        if quantities is not None:
+            add_tallies(totals[0], fa, keys, quantities)
+            add_tallies(totals[1], fb, keys, quantities)
+        if found.paired:
+            why = _pair_part(path_a, path_b, fa, fb, values, found.sums)
+            if why:
+                found = Paired(False, why)
+    rows = [next(iter(t.values()), {}) for t in totals]
+    return found, rows
+
+
+def _pair_part(path_a, path_b, fa, fb, values: dict[str, pl.Expr], sums: dict) -> str:
+    """Add one pair of parts' per-unit differences to sums; or say why they do not pair."""
+    means = _part_means(fa, fb, values)
+    if means is None:  # not in the runner's layout: sorted and grouped by polars
+        ua, ub = _units(path_a, values), _units(path_b, values)
+        if not ua.select(KEYS).equals(ub.select(KEYS)):
+            return "unpaired: the runs played different seeds"
+        if not ua.select(SEATS).equals(ub.select(SEATS)):
+            return "unpaired: same seeds but different seats"
+        means = _means(ua, values), _means(ub, values)
+    elif isinstance(means, str):
+        return means
+    ma, mb = means
+    for name in values:
+        if name != "_score":
             sums[name].add(mb[name] - ma[name])
-        for sa, sb in FOLDS:  # distance from 50% on the side of each run's estimate
-            d = sb * (mb["_score"] - 0.5) - sa * (ma["_score"] - 0.5)
-            sums[("closer", sa, sb)].add(d)
-    return Paired(True, "", sums)
+    for sa, sb in FOLDS:  # distance from 50% on the side of each run's estimate
+        d = sb * (mb["_score"] - 0.5) - sa * (ma["_score"] - 0.5)
+        sums[("closer", sa, sb)].add(d)
+    return ""
 
 
 def _columns(parts: list[Path], values: dict[str, pl.Expr]) -> list[str]:

@@ -120,20 +120,30 @@ def part_tallies(
     stays that of a part or two whatever the run's size. Only `columns` (those the
     quantities may need) are read; keys come back as strings. Every moment is a sum of
     whole and half numbers, exact in floating point, so the order of the sums is immaterial."""
-    have = pl.scan_parquet(parts[:1]).collect_schema().names() if parts else []
-    need = [c for c in dict.fromkeys([*keys, "config", "matchup", "game", "pair", *columns])]
-    need = [c for c in need if c in have]
     totals: dict[tuple, dict] = {}
-    for _, frame in read_parts(parts, need):
-        for row in _frame_tallies(frame, keys, quantities):
-            key = tuple(str(row[k]) for k in keys)
-            into = totals.setdefault(key, {})
-            for name, value in row.items():
-                if name not in keys:
-                    into[name] = into.get(name, 0) + value
+    for _, frame in read_parts(parts, tally_columns(parts, keys, columns)):
+        add_tallies(totals, frame, keys, quantities)
     if not totals:
         return pl.DataFrame()
     return pl.DataFrame([dict(zip(keys, key, strict=True)) | v for key, v in totals.items()])
+
+
+def tally_columns(parts: list, keys: list[str], columns: list[str]) -> list[str]:
+    """The columns part_tallies reads: keys, cell, units and those of `columns` the parts
+    have."""
+    have = pl.scan_parquet(parts[:1]).collect_schema().names() if parts else []
+    need = dict.fromkeys([*keys, "config", "matchup", "game", "pair", *columns])
+    return [c for c in need if c in have]
+
+
+def add_tallies(totals: dict, frame: pl.DataFrame, keys: list[str], quantities: dict) -> None:
+    """Add a part's tallies to totals (keys as strings -> quantity moment -> sum)."""
+    for row in _frame_tallies(frame, keys, quantities):
+        key = tuple(str(row[k]) for k in keys)
+        into = totals.setdefault(key, {})
+        for name, value in row.items():
+            if name not in keys:
+                into[name] = into.get(name, 0) + value
 
 
 def read_parts(parts: list, columns: list[str]):
@@ -178,13 +188,45 @@ def part_shape(frame: pl.DataFrame, keys: list[str]) -> str | None:
 
 
 def _constant(column: pl.Series) -> bool:
-    """Whether every value of a column is its first (not null), read as numpy codes."""
-    digits = column_codes(column)
-    if digits is None:
-        return column.n_unique() == 1 and not column.null_count()
-    values, radix = digits
-    first = int(values[0])
-    return first != radix - 1 and bool((values == first).all())  # radix - 1: null
+    """Whether every value of a column is the same, and none is null."""
+    if column.null_count():
+        return False
+    if isinstance(column.dtype, pl.Categorical | pl.Enum):  # compare codes, not text
+        column = column.to_physical()
+    return column.min() == column.max()
+
+
+def frame_codes(frame: pl.DataFrame, columns: list[str]) -> dict[str, tuple | None]:
+    """column_codes of several columns with two polars queries for them all (their ranges,
+    then the codes), not a few queries a column."""
+    kinds = pl.Categorical | pl.Enum | pl.Boolean
+    eligible = [
+        c for c in columns if isinstance(frame[c].dtype, kinds) or frame[c].dtype.is_integer()
+    ]
+    out: dict[str, tuple | None] = {c: None for c in columns if c not in eligible}
+    if not eligible:
+        return out
+    physical = {c: pl.col(c).to_physical().cast(pl.Int64) for c in eligible}
+    ranges = frame.select(
+        *(e.min().alias(f"{c}:low") for c, e in physical.items()),
+        *(e.max().alias(f"{c}:high") for c, e in physical.items()),
+    ).row(0, named=True)
+    narrow = []
+    for c in eligible:
+        low, high = ranges[f"{c}:low"], ranges[f"{c}:high"]
+        if low is None:  # every value null
+            out[c] = (np.zeros(frame.height, dtype=np.int32), 1)
+        elif high - low + 2 > MAX_CODES * 16:
+            out[c] = None
+        else:
+            narrow.append((c, low, high))
+    codes = frame.select(
+        (physical[c] - low).fill_null(high - low + 1).cast(pl.Int32).alias(c)
+        for c, low, high in narrow
+    )
+    for c, low, high in narrow:
+        out[c] = (codes[c].to_numpy(), high - low + 2)
+    return out
 
 
 def _frame_tallies(frame: pl.DataFrame, keys: list[str], quantities: dict) -> list[dict]:
@@ -200,7 +242,8 @@ def _frame_tallies(frame: pl.DataFrame, keys: list[str], quantities: dict) -> li
     for name, (y, z) in quantities.items():
         roots = set(y.meta.root_names()) | (set() if z is None else set(z.meta.root_names()))
         groups.setdefault(tuple(sorted(roots)), []).append(name)
-    digits: dict[str, tuple[np.ndarray, int] | None] = {}
+    wanted = sorted({c for roots in groups for c in roots if len(roots) <= 3})
+    digits = frame_codes(frame, wanted)
     coded, direct = {}, []
     for roots, names in groups.items():
         found = _codes(frame, list(roots), digits) if roots else None
@@ -286,13 +329,11 @@ def _sums(quantities: dict, y: dict, z: dict, count: np.ndarray, step: float) ->
 def _codes(frame: pl.DataFrame, roots: list[str], digits: dict) -> tuple | None:
     """Each row's code 0..k-1 for its combination of the roots' values, and a row holding
     each code; None when a column is not categorical, boolean or a narrow integer, or the
-    combinations could exceed MAX_CODES (then the rows are summed directly). digits caches
-    each column's _digits across groups."""
+    combinations could exceed MAX_CODES (then the rows are summed directly). digits holds
+    each column's frame_codes (and the row numbers, under "", once made)."""
     combined, span = None, 1
     for name in roots:
-        if name not in digits:
-            digits[name] = column_codes(frame[name])
-        if digits[name] is None:
+        if digits.get(name) is None:
             return None
         values, radix = digits[name]
         span *= radix
