@@ -295,6 +295,7 @@ def compare_cell(
     quantities[BALANCE] = (first_score(), None)
     if lined_up:  # one reading of each part: the tallies and the pairs' differences
         values = {name: expr for name, expr, _, _ in every}
+        quantities["_score"] = (first_score(), None)  # the per-unit score pair_parts reads
         found, (ta, tb) = pair_parts(parts_a, parts_b, values, first_score(), quantities)
     else:
         ta, tb = (

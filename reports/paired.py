@@ -130,20 +130,22 @@ def pair_parts(
                zip(columns, (parts_a, parts_b), strict=True)]  # fmt: skip
     both = zip(read_parts(parts_a, columns[0]), read_parts(parts_b, columns[1]), strict=True)
     for (path_a, fa), (path_b, fb) in both:
+        units: tuple[dict, dict] = ({}, {})  # per-unit totals the tallies found on the way
         if quantities is not None:
-            add_tallies(totals[0], fa, keys, quantities)
-            add_tallies(totals[1], fb, keys, quantities)
+            add_tallies(totals[0], fa, keys, quantities, units[0])
+            add_tallies(totals[1], fb, keys, quantities, units[1])
         if found.paired:
-            why = _pair_part(path_a, path_b, fa, fb, values, found.sums)
+            why = _pair_part(path_a, path_b, fa, fb, values, found.sums, units)
             if why:
                 found = Paired(False, why)
     rows = [next(iter(t.values()), {}) for t in totals]
     return found, rows
 
 
-def _pair_part(path_a, path_b, fa, fb, values: dict[str, pl.Expr], sums: dict) -> str:
-    """Add one pair of parts' per-unit differences to sums; or say why they do not pair."""
-    means = _part_means(fa, fb, values)
+def _pair_part(path_a, path_b, fa, fb, values: dict[str, pl.Expr], sums: dict, units) -> str:
+    """Add one pair of parts' per-unit differences to sums; or say why they do not pair.
+    units: both parts' per-unit totals of the values, when the tallies found them."""
+    means = _part_means(fa, fb, values, units)
     if means is None:  # not in the runner's layout: sorted and grouped by polars
         ua, ub = _units(path_a, values), _units(path_b, values)
         if not ua.select(KEYS).equals(ub.select(KEYS)):
@@ -171,10 +173,11 @@ def _columns(parts: list[Path], values: dict[str, pl.Expr]) -> list[str]:
     return [c for c in wanted if c in have]
 
 
-def _part_means(fa: pl.DataFrame, fb: pl.DataFrame, values: dict[str, pl.Expr]):
+def _part_means(fa: pl.DataFrame, fb: pl.DataFrame, values: dict[str, pl.Expr], units=({}, {})):
     """Both parts' per-unit means of every value, in unit order, when both are one cell in
     the runner's layout (games in order, pairs two by two); a string saying why they do not
-    pair; or None when a part is laid out otherwise (the caller sorts)."""
+    pair; or None when a part is laid out otherwise (the caller sorts). units: per-unit
+    totals already found (by name, both parts), used instead of evaluating the values."""
     shape = part_shape(fa, [])
     if shape is None or part_shape(fb, []) != shape:
         return None
@@ -186,6 +189,9 @@ def _part_means(fa: pl.DataFrame, fb: pl.DataFrame, values: dict[str, pl.Expr]):
     seats = [pl.col(s).cast(pl.String) if s != "swapped" else pl.col(s) for s in SEATS]
     if not fa.select(seats).equals(fb.select(seats)):
         return "unpaired: same seeds but different seats"
+    step = 2.0 if shape == "pairs" else 1.0
+    if all(name in u for u in units for name in values):  # a unit's mean: total / games
+        return tuple({name: u[name] / step for name in values} for u in units)
     out = []
     for frame in (fa, fb):
         per_game = frame.select(expr.alias(name) for name, expr in values.items())

@@ -136,9 +136,12 @@ def tally_columns(parts: list, keys: list[str], columns: list[str]) -> list[str]
     return [c for c in need if c in have]
 
 
-def add_tallies(totals: dict, frame: pl.DataFrame, keys: list[str], quantities: dict) -> None:
-    """Add a part's tallies to totals (keys as strings -> quantity moment -> sum)."""
-    for row in _frame_tallies(frame, keys, quantities):
+def add_tallies(
+    totals: dict, frame: pl.DataFrame, keys: list[str], quantities: dict, units: dict | None = None
+) -> None:
+    """Add a part's tallies to totals (keys as strings -> quantity moment -> sum); units,
+    when given, gets each quantity's per-unit y totals (_frame_tallies)."""
+    for row in _frame_tallies(frame, keys, quantities, units):
         key = tuple(str(row[k]) for k in keys)
         into = totals.setdefault(key, {})
         for name, value in row.items():
@@ -229,11 +232,15 @@ def frame_codes(frame: pl.DataFrame, columns: list[str]) -> dict[str, tuple | No
     return out
 
 
-def _frame_tallies(frame: pl.DataFrame, keys: list[str], quantities: dict) -> list[dict]:
+def _frame_tallies(
+    frame: pl.DataFrame, keys: list[str], quantities: dict, units: dict | None = None
+) -> list[dict]:
     """A part's tallies() rows: from codes and counts for a part of one cell in the runner's
     layout, else by polars' group-by (tallies). Quantities are grouped by the columns they
     read; a group whose columns take few distinct values is evaluated once per value and its
-    units counted per combination of their games' values (a bincount), the others per row."""
+    units counted per combination of their games' values (a bincount), the others per row.
+    units (a dict), for a part in the runner's layout: each quantity's y total per unit, in
+    row order (what reports.paired compares), filled in."""
     shape = part_shape(frame, keys)
     if shape is None:
         return tallies(frame, keys, quantities).to_dicts()
@@ -261,6 +268,8 @@ def _frame_tallies(frame: pl.DataFrame, keys: list[str], quantities: dict) -> li
             z = {n: v[0::2] + v[1::2] for n, v in z.items()}
         count = np.ones(frame.height // 2 if paired else frame.height, dtype=np.int64)
         row |= _sums(part, y, z, count, step)
+        if units is not None:
+            units |= y
     if coded:  # one small frame holding a row of every code of every group
         rows = np.unique(np.concatenate([first for (_, first), _ in coded.values()]))
         part = {n: quantities[n] for _, names in coded.values() for n in names}
@@ -270,6 +279,9 @@ def _frame_tallies(frame: pl.DataFrame, keys: list[str], quantities: dict) -> li
             y_c = {n: sample_y[n][at] for n in names}
             z_c = {n: sample_z[n][at] for n in names if n in sample_z}
             row |= _counted(codes, len(first), y_c, z_c, names, quantities, paired)
+            if units is not None:  # each row's value from its code's
+                ends = (codes[0::2], codes[1::2]) if paired else (codes,)
+                units |= {n: sum(y_c[n][e] for e in ends) for n in names}
     return [row]
 
 
