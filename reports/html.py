@@ -25,13 +25,15 @@ from reports import plots, present
 from reports.stats import Difference, holm, rate_difference
 from reports.summary import a_score, a_won, b_won, first_score
 from reports.tally import (
+    add_tallies,
     card_sums,
     column_codes,
     from_row,
     part_shape,
-    part_tallies,
     read_parts,
     tallies,
+    tallies_frame,
+    tally_columns,
 )
 from reports.verdict import DEFAULT_MARGIN, decide
 from sim.players import split_top_level
@@ -403,16 +405,25 @@ class PartCounts:
 
 
 def part_counts(run: Run) -> PartCounts:
-    """PartCounts of the run's parts, read once (cached on the run)."""
+    """PartCounts of the run's parts (one pass with cell_tallies, cached on the run)."""
     if "counts" not in run.cache:
-        names = pl.scan_parquet(list(run.parts[:1])).collect_schema().names()
-        wanted = dict.fromkeys((*KEYS, "pair", "game", *COPY, *HISTOGRAMS))
-        columns = [c for c in wanted if c in names]
-        counts = PartCounts()
-        for _, frame in read_parts(list(run.parts), columns):
-            _count_part(frame, counts)
-        run.cache["counts"] = counts
+        _read_parts_once(run)
     return run.cache["counts"]
+
+
+def _read_parts_once(run: Run) -> None:
+    """Read every part once for both part_counts and cell_tallies; cache both on the run."""
+    parts, quantities = list(run.parts), _report_quantities(run)
+    roots = [r for y, _ in quantities.values() for r in y.meta.root_names()]
+    wanted = dict.fromkeys(
+        [*tally_columns(parts, KEYS, roots), *KEYS, "pair", "game", *COPY, *HISTOGRAMS]
+    )
+    names = pl.scan_parquet(parts[:1]).collect_schema().names()
+    counts, totals = PartCounts(), {}
+    for _, frame in read_parts(parts, [c for c in wanted if c in names]):
+        _count_part(frame, counts)
+        add_tallies(totals, frame, KEYS, quantities)
+    run.cache["counts"], run.cache["tallies"] = counts, tallies_frame(totals, KEYS)
 
 
 def _count_part(frame: pl.DataFrame, counts: PartCounts) -> None:
@@ -507,20 +518,23 @@ def cell_tallies(run: Run) -> pl.DataFrame:
     """Per config and match-up the tallies of every quantity the report shows (win rates,
     line control), from one pass over the parts (cached on the run)."""
     if "tallies" not in run.cache:
-        columns = run.games.collect_schema().names()
-        shares = {
-            f"t:{c}:{seat}": (pl.col(c) == seat, None)
-            for c in line_columns(run)
-            for seat in ("first", "second")
-        }
-        extra = {
-            "games": (pl.col("game").is_not_null(), None),
-            "a_wins": (a_won(), None),
-            "b_wins": (b_won(), None),
-        }
-        quantities = WIN_QUANTITIES | extra | shares
-        run.cache["tallies"] = part_tallies(list(run.parts), KEYS, quantities, columns)
+        _read_parts_once(run)
     return run.cache["tallies"]
+
+
+def _report_quantities(run: Run) -> dict:
+    """Every quantity the report tallies: win rates, win counts, line control shares."""
+    shares = {
+        f"t:{c}:{seat}": (pl.col(c) == seat, None)
+        for c in line_columns(run)
+        for seat in ("first", "second")
+    }
+    extra = {
+        "games": (pl.col("game").is_not_null(), None),
+        "a_wins": (a_won(), None),
+        "b_wins": (b_won(), None),
+    }
+    return WIN_QUANTITIES | extra | shares
 
 
 def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:

@@ -123,6 +123,11 @@ def part_tallies(
     totals: dict[tuple, dict] = {}
     for _, frame in read_parts(parts, tally_columns(parts, keys, columns)):
         add_tallies(totals, frame, keys, quantities)
+    return tallies_frame(totals, keys)
+
+
+def tallies_frame(totals: dict, keys: list[str]) -> pl.DataFrame:
+    """add_tallies' sums as a frame: one row per keys (strings), in the order first seen."""
     if not totals:
         return pl.DataFrame()
     return pl.DataFrame([dict(zip(keys, key, strict=True)) | v for key, v in totals.items()])
