@@ -10,6 +10,7 @@ games, seeds and seats, and its units' means compared. Runs whose parts do not l
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,15 +130,17 @@ def pair_parts(
     columns = [list(dict.fromkeys([*c, *_columns(p[:1], values)])) for c, p in
                zip(columns, (parts_a, parts_b), strict=True)]  # fmt: skip
     both = zip(read_parts(parts_a, columns[0]), read_parts(parts_b, columns[1]), strict=True)
-    for (path_a, fa), (path_b, fb) in both:
-        units: tuple[dict, dict] = ({}, {})  # per-unit totals the tallies found on the way
-        if quantities is not None:
-            add_tallies(totals[0], fa, keys, quantities, units[0])
-            add_tallies(totals[1], fb, keys, quantities, units[1])
-        if found.paired:
-            why = _pair_part(path_a, path_b, fa, fb, values, found.sums, units)
-            if why:
-                found = Paired(False, why)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # A's part in a thread, B's here: 2 cores
+        for (path_a, fa), (path_b, fb) in both:
+            units: tuple[dict, dict] = ({}, {})  # per-unit totals the tallies found on the way
+            if quantities is not None:
+                in_a = pool.submit(add_tallies, totals[0], fa, keys, quantities, units[0])
+                add_tallies(totals[1], fb, keys, quantities, units[1])
+                in_a.result()
+            if found.paired:
+                why = _pair_part(path_a, path_b, fa, fb, values, found.sums, units)
+                if why:
+                    found = Paired(False, why)
     rows = [next(iter(t.values()), {}) for t in totals]
     return found, rows
 
