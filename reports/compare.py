@@ -41,6 +41,7 @@ from sim.stats import rate as rate_estimate
 ALPHA = 0.05
 NO_CHANGE = present.NO_CHANGE
 PAIR_KEYS = ["game", "seed"]
+HASHES = ("config_hash", "rules_version")  # a note when a cell's differ between the runs
 SEATS = ["first", "second", "swapped"]
 
 
@@ -293,10 +294,13 @@ def compare_cell(
     quantities = {name: (expr, None) for name, expr, _, _ in every}
     quantities["pairless"] = (pl.col("pair").is_null(), None)
     quantities[BALANCE] = (first_score(), None)
+    seen = None  # the config hashes and rules versions, when pair_parts reads them
     if lined_up:  # one reading of each part: the tallies and the pairs' differences
         values = {name: expr for name, expr, _, _ in every}
         quantities["_score"] = (first_score(), None)  # the per-unit score pair_parts reads
-        found, (ta, tb) = pair_parts(parts_a, parts_b, values, first_score(), quantities)
+        found, (ta, tb), seen = pair_parts(
+            parts_a, parts_b, values, first_score(), quantities, HASHES
+        )
     else:
         ta, tb = (
             part_tallies(parts, ["config", "matchup"], quantities, list(a.columns)).row(
@@ -328,7 +332,7 @@ def compare_cell(
     scores = (rate_estimate(from_row(t, BALANCE), u) for t, u in zip((ta, tb), units, strict=True))
     balance = closer_of(*scores, sums if paired else None)
     cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
-    return cell, notes + _part_hash_notes(parts_a, parts_b, where)
+    return cell, notes + _part_hash_notes(parts_a, parts_b, where, seen)
 
 
 def _rows(chosen, ta: dict, tb: dict, units, paired) -> list[Row]:
@@ -357,15 +361,19 @@ def _part_games(run: RunFolder) -> dict[Path, int]:
     return {p: c[2] for p, c in run.part_cells.items() if c is not None}
 
 
-def _part_hash_notes(parts_a: list[Path], parts_b: list[Path], where: str) -> list[str]:
-    """_hash_notes from the parts: the config hashes and rules versions each cell holds."""
-    seen = []
-    for parts in (parts_a, parts_b):
-        names = pl.scan_parquet(parts[:1]).collect_schema().names()
-        wanted = [c for c in ("config_hash", "rules_version") if c in names]
-        unique = pl.col(wanted).unique().cast(pl.String).implode()  # cast the few, not every row
-        values = pl.scan_parquet(parts).select(unique)
-        seen.append(values.collect().row(0, named=True) if wanted else {})
+def _part_hash_notes(
+    parts_a: list[Path], parts_b: list[Path], where: str, seen: list | None = None
+) -> list[str]:
+    """_hash_notes from the parts: the config hashes and rules versions each cell holds
+    (seen: those pair_parts found on its way, by run and column; else read here)."""
+    if seen is None:
+        seen = []
+        for parts in (parts_a, parts_b):
+            names = pl.scan_parquet(parts[:1]).collect_schema().names()
+            wanted = [c for c in HASHES if c in names]
+            unique = pl.col(wanted).unique().cast(pl.String).implode()  # cast the few values
+            values = pl.scan_parquet(parts).select(unique)
+            seen.append(values.collect().row(0, named=True) if wanted else {})
     notes = []
     for column, what in (("config_hash", "config hashes"), ("rules_version", "rules versions")):
         if column in seen[0] and column in seen[1]:

@@ -112,13 +112,15 @@ def pair_parts(
     metrics: dict[str, pl.Expr],
     score: pl.Expr,
     quantities: dict | None = None,
-) -> tuple[Paired, list[dict]]:
+    listed: tuple[str, ...] = (),
+) -> tuple[Paired, list[dict], list[dict]]:
     """Walk the lined-up parts a pair at a time: same games and seeds, same seats, then each
     unit's mean of every metric in both runs and their differences summed. score (the first
     seat's) gives the sums of reports.balance's distances from 50%, for each pair of signs
     (Paired.sums[("closer", sign_a, sign_b)]): the signs are known only at the end. The
     same reading gives each run's part_tallies of quantities (by config and match-up; one
-    row each, the cell's), so the parts are read once."""
+    row each, the cell's), so the parts are read once, and each run's distinct values of the
+    `listed` columns it has (as strings, by column)."""
     keys = ["config", "matchup"]
     values = {**metrics, "_score": score}
     found = Paired(True, "", {name: DiffSums() for name in metrics})
@@ -127,8 +129,9 @@ def pair_parts(
     roots = [r for e in (quantities or {}).values() for pair in e if pair is not None
              for r in pair.meta.root_names()]  # fmt: skip
     columns = [tally_columns(p[:1], keys, roots) for p in (parts_a, parts_b)]
-    columns = [list(dict.fromkeys([*c, *_columns(p[:1], values)])) for c, p in
+    columns = [list(dict.fromkeys([*c, *_columns(p[:1], values, listed)])) for c, p in
                zip(columns, (parts_a, parts_b), strict=True)]  # fmt: skip
+    seen: list[dict] = [{c: set() for c in listed if c in cs} for cs in columns]
     both = zip(read_parts(parts_a, columns[0]), read_parts(parts_b, columns[1]), strict=True)
     with ThreadPoolExecutor(max_workers=1) as pool:  # A's part in a thread, B's here: 2 cores
         for (path_a, fa), (path_b, fb) in both:
@@ -137,12 +140,15 @@ def pair_parts(
                 in_a = pool.submit(add_tallies, totals[0], fa, keys, quantities, units[0])
                 add_tallies(totals[1], fb, keys, quantities, units[1])
                 in_a.result()
+            for into, frame in zip(seen, (fa, fb), strict=True):
+                for c, values_of in into.items():
+                    values_of.update(frame[c].unique().cast(pl.String).to_list())
             if found.paired:
                 why = _pair_part(path_a, path_b, fa, fb, values, found.sums, units)
                 if why:
                     found = Paired(False, why)
     rows = [next(iter(t.values()), {}) for t in totals]
-    return found, rows
+    return found, rows, [{c: list(v) for c, v in s.items()} for s in seen]
 
 
 def _pair_part(path_a, path_b, fa, fb, values: dict[str, pl.Expr], sums: dict, units) -> str:
@@ -168,11 +174,11 @@ def _pair_part(path_a, path_b, fa, fb, values: dict[str, pl.Expr], sums: dict, u
     return ""
 
 
-def _columns(parts: list[Path], values: dict[str, pl.Expr]) -> list[str]:
-    """The columns pair_parts reads: keys, seats, units and what the values need."""
+def _columns(parts: list[Path], values: dict[str, pl.Expr], listed=()) -> list[str]:
+    """The columns pair_parts reads: keys, seats, units, what the values need, listed."""
     have = pl.scan_parquet(parts).collect_schema().names() if parts else []
     roots = [r for e in values.values() for r in e.meta.root_names()]
-    wanted = dict.fromkeys([*KEYS, *SEATS, "config", "matchup", "pair", *roots])
+    wanted = dict.fromkeys([*KEYS, *SEATS, "config", "matchup", "pair", *roots, *listed])
     return [c for c in wanted if c in have]
 
 
