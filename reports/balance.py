@@ -98,6 +98,15 @@ def closer(fa: pl.DataFrame, fb: pl.DataFrame, paired: bool) -> Closer:
     return Closer(ea, eb, diff)
 
 
+def closer_of(a: Estimate, b: Estimate, paired_sums: dict | None) -> Closer:
+    """closer() from the two first-seat score estimates and, when paired, the running sums
+    of the distances for each pair of signs (reports.paired.pair_parts)."""
+    if paired_sums is None:
+        return Closer(a, b, rate_difference(_folded(a), _folded(b)))
+    signs = tuple(1.0 if e.value >= 0.5 or math.isnan(e.value) else -1.0 for e in (a, b))
+    return Closer(a, b, paired_sums[("closer", *signs)].difference())
+
+
 def _estimate(frame: pl.DataFrame, q: dict) -> Estimate:
     from reports.tally import from_row
 

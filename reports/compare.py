@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 from rich.console import Console
-from scipy import stats as sps
 
 from reports import present
-from reports.balance import Closer, closer
+from reports.balance import NAME as BALANCE
+from reports.balance import Closer, closer, closer_of
 from reports.paired import line_up, pair_parts
 from reports.present import drop, fit
 from reports.stats import (
@@ -31,7 +31,7 @@ from reports.stats import (
     paired_difference,
     rate_difference,
 )
-from reports.summary import END_ORDER, RunFolder, a_score, cells
+from reports.summary import END_ORDER, RunFolder, a_score, cells, first_score
 from reports.tally import from_row, part_tallies, tallies, unit, unit_name
 from sim.runner.categories import ENDS
 from sim.stats import Estimate, Tally, p_text, unit_text
@@ -41,6 +41,7 @@ from sim.stats import rate as rate_estimate
 ALPHA = 0.05
 NO_CHANGE = present.NO_CHANGE
 PAIR_KEYS = ["game", "seed"]
+HASHES = ("config_hash", "rules_version")  # a note when a cell's differ between the runs
 SEATS = ["first", "second", "swapped"]
 
 
@@ -157,6 +158,8 @@ def welch_difference(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> 
     d = float(b.mean() - a.mean())
     if a.var() == 0 and b.var() == 0:  # t is 0/0 or infinite, and scipy would warn
         return Difference(d, d, d, 1.0 if d == 0 else 0.0, False, a.size, b.size)
+    from scipy import stats as sps  # a second to import: only here
+
     result = sps.ttest_ind(b, a, equal_var=False)
     interval = result.confidence_interval(confidence)
     return Difference(
@@ -290,18 +293,27 @@ def compare_cell(
     every = metrics(matchup, [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)], lines)
     quantities = {name: (expr, None) for name, expr, _, _ in every}
     quantities["pairless"] = (pl.col("pair").is_null(), None)
-    columns = list(a.columns)
-    ta, tb = (
-        part_tallies(parts, ["config", "matchup"], quantities, columns).row(0, named=True)
-        for parts in (parts_a, parts_b)
-    )
+    quantities[BALANCE] = (first_score(), None)
+    seen = None  # the config hashes and rules versions, when pair_parts reads them
+    if lined_up:  # one reading of each part: the tallies and the pairs' differences
+        values = {name: expr for name, expr, _, _ in every}
+        quantities["_score"] = (first_score(), None)  # the per-unit score pair_parts reads
+        found, (ta, tb), seen = pair_parts(
+            parts_a, parts_b, values, first_score(), quantities, HASHES
+        )
+    else:
+        ta, tb = (
+            part_tallies(parts, ["config", "matchup"], quantities, list(a.columns)).row(
+                0, named=True
+            )
+            for parts in (parts_a, parts_b)
+        )
     ends = [r for r in END_ORDER if ta[f"end: {r}:y"] or tb[f"end: {r}:y"]]
     chosen = metrics(matchup, ends, lines)
     units = tuple("game" if t["pairless:y"] else "pair" for t in (ta, tb))
     if not lined_up:
         paired, how, sums = False, f"unpaired: {n_a:,} vs {n_b:,} games", {}
     else:
-        found = pair_parts(parts_a, parts_b, {name: expr for name, expr, _, _ in chosen})
         paired, how, sums = found.paired, found.why, found.sums
         if paired:
             pairs = f"{n_a // 2:,} pairs ({n_a:,} games; same seeds and seats)"
@@ -317,18 +329,10 @@ def compare_cell(
         return Row(name, rate, Side.of(ea), Side.of(eb), sums[name].difference(), "paired t-test")
 
     rows = _rows(chosen, ta, tb, units, summed if paired else None)
-    balance = closer(*(_seat_results(parts) for parts in (parts_a, parts_b)), paired)
+    scores = (rate_estimate(from_row(t, BALANCE), u) for t, u in zip((ta, tb), units, strict=True))
+    balance = closer_of(*scores, sums if paired else None)
     cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
-    return cell, notes + _part_hash_notes(parts_a, parts_b, where)
-
-
-def _seat_results(parts: list[Path]) -> pl.DataFrame:
-    """The three columns `closer` reads of a cell's games (who won, pair, game): a few
-    bytes a game, where the whole cell would be a hundred."""
-    frame = pl.concat([pl.scan_parquet(p) for p in parts], how="diagonal_relaxed")
-    if "pair" not in frame.collect_schema().names():  # games played without seat swapping
-        frame = frame.with_columns(pl.lit(None, pl.Int64).alias("pair"))
-    return frame.select("winner", "pair", "game").collect()
+    return cell, notes + _part_hash_notes(parts_a, parts_b, where, seen)
 
 
 def _rows(chosen, ta: dict, tb: dict, units, paired) -> list[Row]:
@@ -357,14 +361,19 @@ def _part_games(run: RunFolder) -> dict[Path, int]:
     return {p: c[2] for p, c in run.part_cells.items() if c is not None}
 
 
-def _part_hash_notes(parts_a: list[Path], parts_b: list[Path], where: str) -> list[str]:
-    """_hash_notes from the parts: the config hashes and rules versions each cell holds."""
-    seen = []
-    for parts in (parts_a, parts_b):
-        names = pl.scan_parquet(parts[:1]).collect_schema().names()
-        wanted = [c for c in ("config_hash", "rules_version") if c in names]
-        values = pl.scan_parquet(parts).select(pl.col(wanted).cast(pl.String).unique().implode())
-        seen.append(values.collect().row(0, named=True) if wanted else {})
+def _part_hash_notes(
+    parts_a: list[Path], parts_b: list[Path], where: str, seen: list | None = None
+) -> list[str]:
+    """_hash_notes from the parts: the config hashes and rules versions each cell holds
+    (seen: those pair_parts found on its way, by run and column; else read here)."""
+    if seen is None:
+        seen = []
+        for parts in (parts_a, parts_b):
+            names = pl.scan_parquet(parts[:1]).collect_schema().names()
+            wanted = [c for c in HASHES if c in names]
+            unique = pl.col(wanted).unique().cast(pl.String).implode()  # cast the few values
+            values = pl.scan_parquet(parts).select(unique)
+            seen.append(values.collect().row(0, named=True) if wanted else {})
     notes = []
     for column, what in (("config_hash", "config hashes"), ("rules_version", "rules versions")):
         if column in seen[0] and column in seen[1]:

@@ -14,16 +14,27 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from reports import plots, present
 from reports.stats import Difference, holm, rate_difference
-from reports.summary import a_score, first_score
-from reports.tally import PARTS_AT_ONCE, card_sums, from_row, part_tallies, tallies
+from reports.summary import a_score, a_won, b_won, first_score
+from reports.tally import (
+    add_tallies,
+    card_sums,
+    column_codes,
+    from_row,
+    part_shape,
+    read_parts,
+    tallies,
+    tallies_frame,
+    tally_columns,
+)
 from reports.verdict import DEFAULT_MARGIN, decide
 from sim.players import split_top_level
 from sim.runner import storage, verify
@@ -50,6 +61,7 @@ class Run:
     games: pl.LazyFrame
     cards: pl.LazyFrame | None  # the card tallies (sim.runner.tables.card_tally_columns)
     parts: tuple[Path, ...] = ()  # the verified games parts, read a few at a time
+    cache: dict = field(default_factory=dict, compare=False)  # what one pass over parts found
 
 
 def load_run(folder: Path) -> Run:
@@ -332,41 +344,120 @@ def overview(run: Run) -> str:
 
 
 def _pair_counts(run: Run) -> tuple[int, int, int]:
-    """Games, seat-swapped pairs, and pairs whose two games ended identically: counted a few
-    parts at a time (a part holds whole pairs), or over the whole frame without parts."""
-    sources = [pl.scan_parquet(p) for p in run.parts] or [run.games]
-    games = pairs = copies = 0
-    for start in range(0, len(sources), PARTS_AT_ONCE):
-        queries = [
-            source.group_by("pair", *KEYS)
-            .agg(
-                pl.len().alias("n"),
-                pl.struct("winner", "turns", "score_first").n_unique().alias("distinct"),
-            )
-            .select(
-                pl.col("n").sum().alias("games"),
-                (pl.col("pair").is_not_null() & (pl.col("n") == 2)).sum().alias("pairs"),
-                (pl.col("pair").is_not_null() & (pl.col("n") == 2) & (pl.col("distinct") == 1))
-                .sum()
-                .alias("copies"),
-            )
-            for source in sources[start : start + PARTS_AT_ONCE]
-        ]
-        for row in pl.collect_all(queries):
-            games, pairs, copies = (
-                games + int(row["games"][0] or 0),
-                pairs + int(row["pairs"][0] or 0),
-                copies + int(row["copies"][0] or 0),
-            )
-    return games, pairs, copies
+    """Games, seat-swapped pairs, and pairs whose two games ended identically (a part holds
+    whole pairs), from the one pass over the parts; over the whole frame without parts."""
+    if run.parts:
+        counts = part_counts(run)
+        return counts.games, counts.pairs, counts.copies
+    query = (
+        run.games.group_by("pair", *KEYS)
+        .agg(pl.len().alias("n"), pl.struct(*COPY).n_unique().alias("distinct"))
+        .select(*_pair_sums())
+    )
+    row = query.collect().row(0)
+    return int(row[0] or 0), int(row[1] or 0), int(row[2] or 0)
 
 
-def _tallies(run: Run, frame: pl.LazyFrame, keys: list[str], quantities: dict) -> pl.DataFrame:
-    """reports.tally's tallies, a few parts at a time when the run's parts are known."""
-    if not run.parts:
-        return tallies(frame, keys, quantities)
-    columns = frame.collect_schema().names()
-    return part_tallies(list(run.parts), keys, quantities, columns)
+COPY = ("winner", "turns", "score_first")  # two games of a pair that agree on these: a copy
+HISTOGRAMS = ("score_first", "score_second", "turns", "end_reason")
+
+
+def _pair_sums() -> list[pl.Expr]:
+    """Games, pairs and copies from per-pair rows of n games and `distinct` outcomes."""
+    whole = pl.col("pair").is_not_null() & (pl.col("n") == 2)
+    return [
+        pl.col("n").sum().alias("games"),
+        whole.sum().alias("pairs"),
+        (whole & (pl.col("distinct") == 1)).sum().alias("copies"),
+    ]
+
+
+@dataclass
+class PartCounts:
+    """What the report counts in one pass over a run's parts, part by part: games, pairs
+    and copies; per cell the pair ids seen (a bitmap, so seeds = distinct pairs + unpaired
+    games, as n_unique over the whole table gives) and histograms of HISTOGRAMS."""
+
+    games: int = 0
+    pairs: int = 0
+    copies: int = 0
+    seen: dict = field(default_factory=dict)  # (config, matchup) -> bool array by pair id
+    unpaired: dict = field(default_factory=dict)  # (config, matchup) -> games without a pair
+    values: dict = field(default_factory=dict)  # (config, matchup, column) -> {value: n}
+
+    def seeds(self, cells: list[tuple[str, str]]) -> int:
+        """Independent units of the cells together: distinct pair ids, plus unpaired games."""
+        widest = max((len(self.seen[c]) for c in cells), default=0)
+        union = np.zeros(widest, dtype=bool)
+        for c in cells:
+            union[: len(self.seen[c])] |= self.seen[c]
+        return int(union.sum()) + sum(self.unpaired[c] for c in cells)
+
+    def add_pairs(self, cell: tuple[str, str], pairs: np.ndarray, unpaired: int) -> None:
+        """Mark the cell's pair ids seen; count its games without a pair."""
+        seen = self.seen.setdefault(cell, np.zeros(0, dtype=bool))
+        top = int(pairs.max()) + 1 if len(pairs) else 0
+        if top > len(seen):
+            seen = np.concatenate([seen, np.zeros(top - len(seen), dtype=bool)])
+        seen[pairs] = True
+        self.seen[cell] = seen
+        self.unpaired[cell] = self.unpaired.get(cell, 0) + unpaired
+
+
+def part_counts(run: Run) -> PartCounts:
+    """PartCounts of the run's parts (one pass with cell_tallies, cached on the run)."""
+    if "counts" not in run.cache:
+        _read_parts_once(run)
+    return run.cache["counts"]
+
+
+def _read_parts_once(run: Run) -> None:
+    """Read every part once for both part_counts and cell_tallies; cache both on the run."""
+    parts, quantities = list(run.parts), _report_quantities(run)
+    roots = [r for y, _ in quantities.values() for r in y.meta.root_names()]
+    wanted = dict.fromkeys(
+        [*tally_columns(parts, KEYS, roots), *KEYS, "pair", "game", *COPY, *HISTOGRAMS]
+    )
+    names = pl.scan_parquet(parts[:1]).collect_schema().names()
+    counts, totals = PartCounts(), {}
+    for _, frame in read_parts(parts, [c for c in wanted if c in names]):
+        _count_part(frame, counts)
+        add_tallies(totals, frame, KEYS, quantities)
+    run.cache["counts"], run.cache["tallies"] = counts, tallies_frame(totals, KEYS)
+
+
+def _count_part(frame: pl.DataFrame, counts: PartCounts) -> None:
+    """Add one part to counts: copies from the codes of rows two by two when the part is in
+    the runner's layout, else from polars' group-by; the rest per cell."""
+    frame = frame.with_columns(pl.col(KEYS).cast(pl.String))
+    shape = part_shape(frame, KEYS)
+    if shape == "pairs":
+        same = np.ones(frame.height // 2, dtype=bool)
+        for c in COPY:
+            codes = column_codes(frame[c])
+            values = frame[c].to_physical().to_numpy() if codes is None else codes[0]
+            same &= values[0::2] == values[1::2]
+        counts.games, counts.pairs = counts.games + frame.height, counts.pairs + len(same)
+        counts.copies += int(same.sum())
+    elif shape == "games":
+        counts.games += frame.height
+    else:
+        per_pair = frame.group_by("pair", *KEYS).agg(
+            pl.len().alias("n"), pl.struct(*COPY).n_unique().alias("distinct")
+        )
+        row = per_pair.select(*_pair_sums()).row(0)
+        counts.games += int(row[0] or 0)
+        counts.pairs += int(row[1] or 0)
+        counts.copies += int(row[2] or 0)
+    for cell_frame in frame.partition_by(KEYS) if shape is None else [frame]:
+        cell = tuple(cell_frame[k][0] for k in KEYS)
+        pair = cell_frame["pair"]
+        counts.add_pairs(cell, pair.drop_nulls().to_numpy(), pair.null_count())
+        for c in HISTOGRAMS:
+            found = cell_frame[c].value_counts()
+            into = counts.values.setdefault((*cell, c), {})
+            for value, n in found.iter_rows():
+                into[value] = into.get(value, 0) + n
 
 
 WIN_QUANTITIES = {
@@ -394,13 +485,56 @@ def winrate_table(games: pl.LazyFrame, run: Run | None = None) -> pl.DataFrame:
         ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
         ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
     )
-    counted = (
-        tallies(games, KEYS, WIN_QUANTITIES)
-        if run is None
-        else (_tallies(run, games, KEYS, WIN_QUANTITIES))
-    )
+    if run is not None and run.parts:
+        return _part_winrates(run)
+    counted = tallies(games, KEYS, WIN_QUANTITIES)
     counts = counts.collect().with_columns(pl.col(KEYS).cast(pl.String))
     return counts.join(counted, on=KEYS).sort(KEYS)
+
+
+def _part_winrates(run: Run) -> pl.DataFrame:
+    """winrate_table from the parts: the counts are the tallies' sums (a condition's y is
+    its games), the seeds and unit from part_counts."""
+    rows = cell_tallies(run).iter_rows(named=True)
+    counts = part_counts(run)
+    out = []
+    for r in rows:
+        cell = (r["config"], r["matchup"])
+        seeds, unpaired = counts.seeds([cell]), counts.unpaired[cell]
+        n = {k: int(r[f"{q}:y"]) for k, q in WIN_COUNTS.items()}
+        out.append(
+            {**dict(zip(KEYS, cell, strict=True)), "games": n.pop("games"), "seeds": seeds}
+            | {"unit": "game" if unpaired else "pair", **n}
+            | {k: v for k, v in r.items() if k.split(":")[0] in WIN_QUANTITIES}
+        )
+    return pl.DataFrame(out).sort(KEYS)
+
+
+WIN_COUNTS = {"games": "games", "first_wins": "first", "second_wins": "second"}
+WIN_COUNTS |= {"draws": "draw", "a_wins": "a_wins", "b_wins": "b_wins"}
+
+
+def cell_tallies(run: Run) -> pl.DataFrame:
+    """Per config and match-up the tallies of every quantity the report shows (win rates,
+    line control), from one pass over the parts (cached on the run)."""
+    if "tallies" not in run.cache:
+        _read_parts_once(run)
+    return run.cache["tallies"]
+
+
+def _report_quantities(run: Run) -> dict:
+    """Every quantity the report tallies: win rates, win counts, line control shares."""
+    shares = {
+        f"t:{c}:{seat}": (pl.col(c) == seat, None)
+        for c in line_columns(run)
+        for seat in ("first", "second")
+    }
+    extra = {
+        "games": (pl.col("game").is_not_null(), None),
+        "a_wins": (a_won(), None),
+        "b_wins": (b_won(), None),
+    }
+    return WIN_QUANTITIES | extra | shares
 
 
 def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:
@@ -533,6 +667,75 @@ def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[flo
 
 def distribution_section(run: Run) -> str:
     """Final scores by seat and game length, as histograms per config and match-up."""
+    cells, counts = _part_distributions(run) if run.parts else _distributions(run)
+    parts = [distribution_cell(r, counts) for r in cells.iter_rows(named=True)]
+    return (
+        "<section><h2>Scores and game length</h2><p class='note'>Share of games with each "
+        "final score (per seat) and each length in turns.</p>" + "".join(parts) + "</section>"
+    )
+
+
+def _part_distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """_distributions from part_counts' histograms: means and medians of whole numbers
+    from their counts are exactly polars' over the games."""
+    counts = part_counts(run)
+    hist = {
+        c: pl.DataFrame(
+            [
+                {"config": k[0], "matchup": k[1], c: v, "n": n}
+                for k, seen in counts.values.items()
+                if k[2] == c
+                for v, n in seen.items()
+            ],
+            schema={"config": pl.String, "matchup": pl.String, c: _value_type(c), "n": pl.Int64},
+        ).sort(*KEYS, c)
+        for c in HISTOGRAMS
+    }
+    rows = []
+    for cell in counts.seen:
+        values = {c: counts.values[(*cell, c)] for c in ("score_first", "score_second", "turns")}
+        rows.append(
+            dict(zip(KEYS, cell, strict=True))
+            | {"games": sum(values["turns"].values()), "seeds": counts.seeds([cell])}
+            | {
+                "mean_first": _mean(values["score_first"]),
+                "mean_second": _mean(values["score_second"]),
+            }
+            | {"mean_turns": _mean(values["turns"]), "median_turns": _median(values["turns"])}
+        )
+    return pl.DataFrame(rows).sort(KEYS), hist
+
+
+def _value_type(column: str) -> pl.DataType:
+    return pl.String if column == "end_reason" else pl.Int64
+
+
+def _mean(counts: dict) -> float | None:
+    """The mean of the values counted (nulls left out), as polars' mean of the column."""
+    known = {v: n for v, n in counts.items() if v is not None}
+    total = sum(known.values())
+    return sum(v * n for v, n in known.items()) / total if total else None
+
+
+def _median(counts: dict) -> float | None:
+    """The median of the values counted (nulls left out): the middle one, or the mean of
+    the two middle ones, as polars' median."""
+    known = sorted((v, n) for v, n in counts.items() if v is not None)
+    total = sum(n for _, n in known)
+    if not total:
+        return None
+    wanted = [(total - 1) // 2, total // 2]  # positions in the sorted values
+    found, seen = [], 0
+    for v, n in known:
+        while wanted and wanted[0] < seen + n:
+            found.append(v)
+            wanted.pop(0)
+        seen += n
+    return (found[0] + found[1]) / 2
+
+
+def _distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """Per cell games, seeds, mean scores and turns, and histograms, over the whole frame."""
     games = _stored(run)
     cells = (
         games.group_by(KEYS)
@@ -548,13 +751,7 @@ def distribution_section(run: Run) -> str:
         .with_columns(pl.col(KEYS).cast(pl.String))
         .sort(KEYS)
     )
-    counts = {c: histogram(games, c) for c in ("score_first", "score_second", "turns")}
-    counts["end_reason"] = histogram(games, "end_reason")
-    parts = [distribution_cell(r, counts) for r in cells.iter_rows(named=True)]
-    return (
-        "<section><h2>Scores and game length</h2><p class='note'>Share of games with each "
-        "final score (per seat) and each length in turns.</p>" + "".join(parts) + "</section>"
-    )
+    return cells, {c: histogram(games, c) for c in HISTOGRAMS}
 
 
 def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> str:
@@ -603,20 +800,12 @@ def line_columns(run: Run) -> list[str]:
 
 def line_control_section(run: Run) -> str:
     """Share of games each line ends controlled by the first or second seat, per config."""
-    configs = run.games.select(pl.col("config").unique()).collect()["config"].to_list()
+    if run.parts:
+        configs = sorted({config for config, _ in part_counts(run).seen})
+    else:
+        configs = run.games.select(pl.col("config").unique()).collect()["config"].to_list()
     columns = line_columns(run)[: max(config_lines(run, c) for c in configs)]
-    aggs = [_seeds_expr(), _unit_expr(), pl.len().alias("games")]
-    for c in columns:
-        aggs += [(pl.col(c) == seat).sum().alias(f"{c}:{seat}") for seat in ("first", "second")]
-    frame = run.games.select(*KEYS, "pair", "game", *columns)
-    shares = {
-        f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
-    }
-    counted = _tallies(run, frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
-    stored = _stored(run).select(*KEYS, "pair", "game", *columns)
-    table = stored.group_by("config").agg(aggs).collect()
-    table = table.with_columns(pl.col("config").cast(pl.String)).join(counted, on="config")
-    table = table.sort("config")
+    table = _part_lines(run, columns) if run.parts else _lines(run, columns)
     rows, notes = [], []
     for r in table.iter_rows(named=True):
         rows += heat_rows(r, columns, config_lines(run, r["config"]))
@@ -630,6 +819,43 @@ def line_control_section(run: Run) -> str:
         "the first or second seat at the end, or by nobody; all match-ups of a config "
         f"together.</p>{chart}<ul>{''.join(notes)}</ul></section>"
     )
+
+
+def _lines(run: Run, columns: list[str]) -> pl.DataFrame:
+    """Per config: seeds, unit, games, the games each line's control went to each seat, and
+    the tallies of those shares, over the whole frame."""
+    aggs = [_seeds_expr(), _unit_expr(), pl.len().alias("games")]
+    for c in columns:
+        aggs += [(pl.col(c) == seat).sum().alias(f"{c}:{seat}") for seat in ("first", "second")]
+    frame = run.games.select(*KEYS, "pair", "game", *columns)
+    shares = {
+        f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
+    }
+    counted = tallies(frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
+    table = frame.group_by("config").agg(aggs).collect()
+    return table.join(counted, on="config").sort("config")
+
+
+def _part_lines(run: Run, columns: list[str]) -> pl.DataFrame:
+    """_lines from the cells' tallies (summed over a config's match-ups: units never span
+    cells) and part_counts (seeds: distinct pair ids over the config, as n_unique gives)."""
+    counts = part_counts(run)
+    names = [f"t:{c}:{seat}" for c in columns for seat in ("first", "second")]
+    moments = ("units", "y", "z", "yy", "zz", "yz")
+    summed = (
+        cell_tallies(run)
+        .group_by("config")
+        .agg(pl.col("games:y").sum(), *(pl.col(f"{n}:{m}").sum() for n in names for m in moments))
+    )
+    rows = []
+    for r in summed.iter_rows(named=True):
+        cells = [cell for cell in counts.seen if cell[0] == r["config"]]
+        unpaired = sum(counts.unpaired[c] for c in cells)
+        row = {"config": r["config"], "seeds": counts.seeds(cells)}
+        row |= {"unit": "game" if unpaired else "pair", "games": int(r["games:y"])}
+        row |= {n[2:]: int(r[f"{n}:y"]) for n in names}
+        rows.append(row | {k: v for k, v in r.items() if k.startswith("t:")})
+    return pl.DataFrame(rows).sort("config")
 
 
 def heat_rows(r: dict, columns: list[str], lines: int) -> list:
@@ -675,8 +901,14 @@ def card_table(run: Run) -> pl.DataFrame:
     """Per config, match-up and kind: seat-games that played it or not, their wins, the
     tallies of both win rates over the games' units, and the cell's games and seeds."""
     assert run.cards is not None
-    cells = _stored(run).group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
-    cells = cells.with_columns(pl.col(KEYS).cast(pl.String))
+    if run.parts:  # from the one pass over the parts
+        table = _part_winrates(run).select(*KEYS, "games", "seeds", "unit").lazy()
+        cells = table.with_columns(pl.col("seeds").cast(pl.UInt32))
+    else:
+        cells = (
+            _stored(run).group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
+        )
+        cells = cells.with_columns(pl.col(KEYS).cast(pl.String))
     sums = card_sums(run.cards, by_strategy=False)
     columns = [pl.col(KEYS), pl.col("kind")]
     for name, rate in CARD_RATES.items():

@@ -10,15 +10,23 @@ games, seeds and seats, and its units' means compared. Runs whose parts do not l
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
+from scipy import special  # not scipy.stats: a second to import
 
 from reports.stats import Difference
-from reports.tally import PARTS_AT_ONCE, unit
+from reports.tally import (
+    PARTS_AT_ONCE,
+    add_tallies,
+    part_shape,
+    read_parts,
+    tally_columns,
+    unit,
+)
 
 KEYS = ["game", "seed"]
 SEATS = ["first", "second", "swapped"]
@@ -72,9 +80,9 @@ class DiffSums:
             c = self.low
             return Difference(c, c, c, 1.0 if c == 0 else 0.0, paired=True, n_a=n, n_b=n)
         sd = math.sqrt(max(self.squares - n * mean * mean, 0.0) / (n - 1))
-        half = float(sps.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
+        half = float(special.stdtrit(n - 1, 0.5 + confidence / 2.0)) * sd / math.sqrt(n)
         t = mean / (sd / math.sqrt(n)) if sd > 0 else math.inf
-        p = float(2 * sps.t.sf(abs(t), n - 1))
+        p = float(2 * special.stdtr(n - 1, -abs(t)))
         return Difference(mean, mean - half, mean + half, p, paired=True, n_a=n, n_b=n)
 
 
@@ -84,7 +92,7 @@ class Paired:
 
     paired: bool
     why: str = ""
-    sums: dict[str, DiffSums] = field(default_factory=dict)
+    sums: dict = field(default_factory=dict)  # by metric; the balance's by ("closer", signs)
 
 
 def line_up(parts_a: list[Path], parts_b: list[Path], games_of) -> bool:
@@ -94,20 +102,113 @@ def line_up(parts_a: list[Path], parts_b: list[Path], games_of) -> bool:
     )
 
 
-def pair_parts(parts_a: list[Path], parts_b: list[Path], metrics: dict[str, pl.Expr]) -> Paired:
-    """Walk the lined-up parts two at a time: same games and seeds, same seats, then each
-    unit's mean of every metric in both runs and their differences summed."""
-    sums = {name: DiffSums() for name in metrics}
-    for path_a, path_b in zip(parts_a, parts_b, strict=True):
-        fa, fb = _units(path_a, metrics), _units(path_b, metrics)
-        if not fa.select(KEYS).equals(fb.select(KEYS)):
-            return Paired(False, "unpaired: the runs played different seeds")
-        if not fa.select(SEATS).equals(fb.select(SEATS)):
-            return Paired(False, "unpaired: same seeds but different seats")
-        ua, ub = _means(fa, metrics), _means(fb, metrics)
-        for name in metrics:
-            sums[name].add(ub[name] - ua[name])
-    return Paired(True, "", sums)
+FOLDS = [(sa, sb) for sa in (1.0, -1.0) for sb in (1.0, -1.0)]
+"""The signs (A's, B's) a first-seat score's distance from 50% may take: reports.balance."""
+
+
+def pair_parts(
+    parts_a: list[Path],
+    parts_b: list[Path],
+    metrics: dict[str, pl.Expr],
+    score: pl.Expr,
+    quantities: dict | None = None,
+    listed: tuple[str, ...] = (),
+) -> tuple[Paired, list[dict], list[dict]]:
+    """Walk the lined-up parts a pair at a time: same games and seeds, same seats, then each
+    unit's mean of every metric in both runs and their differences summed. score (the first
+    seat's) gives the sums of reports.balance's distances from 50%, for each pair of signs
+    (Paired.sums[("closer", sign_a, sign_b)]): the signs are known only at the end. The
+    same reading gives each run's part_tallies of quantities (by config and match-up; one
+    row each, the cell's), so the parts are read once, and each run's distinct values of the
+    `listed` columns it has (as strings, by column)."""
+    keys = ["config", "matchup"]
+    values = {**metrics, "_score": score}
+    found = Paired(True, "", {name: DiffSums() for name in metrics})
+    found.sums |= {("closer", *signs): DiffSums() for signs in FOLDS}
+    totals: list[dict] = [{}, {}]
+    roots = [r for e in (quantities or {}).values() for pair in e if pair is not None
+             for r in pair.meta.root_names()]  # fmt: skip
+    columns = [tally_columns(p[:1], keys, roots) for p in (parts_a, parts_b)]
+    columns = [list(dict.fromkeys([*c, *_columns(p[:1], values, listed)])) for c, p in
+               zip(columns, (parts_a, parts_b), strict=True)]  # fmt: skip
+    seen: list[dict] = [{c: set() for c in listed if c in cs} for cs in columns]
+    both = zip(read_parts(parts_a, columns[0]), read_parts(parts_b, columns[1]), strict=True)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # A's part in a thread, B's here: 2 cores
+        for (path_a, fa), (path_b, fb) in both:
+            units: tuple[dict, dict] = ({}, {})  # per-unit totals the tallies found on the way
+            if quantities is not None:
+                in_a = pool.submit(add_tallies, totals[0], fa, keys, quantities, units[0])
+                add_tallies(totals[1], fb, keys, quantities, units[1])
+                in_a.result()
+            for into, frame in zip(seen, (fa, fb), strict=True):
+                for c, values_of in into.items():
+                    values_of.update(frame[c].unique().cast(pl.String).to_list())
+            if found.paired:
+                why = _pair_part(path_a, path_b, fa, fb, values, found.sums, units)
+                if why:
+                    found = Paired(False, why)
+    rows = [next(iter(t.values()), {}) for t in totals]
+    return found, rows, [{c: list(v) for c, v in s.items()} for s in seen]
+
+
+def _pair_part(path_a, path_b, fa, fb, values: dict[str, pl.Expr], sums: dict, units) -> str:
+    """Add one pair of parts' per-unit differences to sums; or say why they do not pair.
+    units: both parts' per-unit totals of the values, when the tallies found them."""
+    means = _part_means(fa, fb, values, units)
+    if means is None:  # not in the runner's layout: sorted and grouped by polars
+        ua, ub = _units(path_a, values), _units(path_b, values)
+        if not ua.select(KEYS).equals(ub.select(KEYS)):
+            return "unpaired: the runs played different seeds"
+        if not ua.select(SEATS).equals(ub.select(SEATS)):
+            return "unpaired: same seeds but different seats"
+        means = _means(ua, values), _means(ub, values)
+    elif isinstance(means, str):
+        return means
+    ma, mb = means
+    for name in values:
+        if name != "_score":
+            sums[name].add(mb[name] - ma[name])
+    for sa, sb in FOLDS:  # distance from 50% on the side of each run's estimate
+        d = sb * (mb["_score"] - 0.5) - sa * (ma["_score"] - 0.5)
+        sums[("closer", sa, sb)].add(d)
+    return ""
+
+
+def _columns(parts: list[Path], values: dict[str, pl.Expr], listed=()) -> list[str]:
+    """The columns pair_parts reads: keys, seats, units, what the values need, listed."""
+    have = pl.scan_parquet(parts).collect_schema().names() if parts else []
+    roots = [r for e in values.values() for r in e.meta.root_names()]
+    wanted = dict.fromkeys([*KEYS, *SEATS, "config", "matchup", "pair", *roots, *listed])
+    return [c for c in wanted if c in have]
+
+
+def _part_means(fa: pl.DataFrame, fb: pl.DataFrame, values: dict[str, pl.Expr], units=({}, {})):
+    """Both parts' per-unit means of every value, in unit order, when both are one cell in
+    the runner's layout (games in order, pairs two by two); a string saying why they do not
+    pair; or None when a part is laid out otherwise (the caller sorts). units: per-unit
+    totals already found (by name, both parts), used instead of evaluating the values."""
+    shape = part_shape(fa, [])
+    if shape is None or part_shape(fb, []) != shape:
+        return None
+    ga, gb = fa["game"].to_numpy(), fb["game"].to_numpy()
+    if (ga[1:] <= ga[:-1]).any() or (gb[1:] <= gb[:-1]).any():
+        return None
+    if len(ga) != len(gb) or not ((ga == gb).all() and fa["seed"].equals(fb["seed"])):
+        return "unpaired: the runs played different seeds"
+    seats = [pl.col(s).cast(pl.String) if s != "swapped" else pl.col(s) for s in SEATS]
+    if not fa.select(seats).equals(fb.select(seats)):
+        return "unpaired: same seeds but different seats"
+    step = 2.0 if shape == "pairs" else 1.0
+    if all(name in u for u in units for name in values):  # a unit's mean: total / games
+        return tuple({name: u[name] / step for name in values} for u in units)
+    out = []
+    for frame in (fa, fb):
+        per_game = frame.select(expr.alias(name) for name, expr in values.items())
+        columns = {name: per_game[name].to_numpy() for name in values}
+        if shape == "pairs":  # a pair's mean: its two rows' (exact: halves of small sums)
+            columns = {name: (v[0::2] + v[1::2]) / 2 for name, v in columns.items()}
+        out.append(columns)
+    return out[0], out[1]
 
 
 def _units(path: Path, metrics: dict[str, pl.Expr]) -> pl.DataFrame:

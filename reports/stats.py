@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
-from scipy import stats as sps
+from scipy import special  # scipy.stats (a second to import) only for two tests, below
 
 from sim.stats import Estimate, Tally, events, p_text, rate, wilson  # noqa: F401 - one source
 
@@ -27,7 +26,7 @@ def _z(confidence: float) -> float:
     """Two-sided standard-normal quantile for a confidence level; shared by every interval."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return float(sps.norm.ppf(0.5 + confidence / 2.0))
+    return float(special.ndtri(0.5 + confidence / 2.0))  # = scipy.stats.norm.ppf
 
 
 @dataclass(frozen=True)
@@ -48,6 +47,8 @@ def _two_proportion_p(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
     table = np.array([[k_a, n_a - k_a], [k_b, n_b - k_b]], dtype=float)
     expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
     if expected.min() < 5.0:
+        from scipy import stats as sps
+
         return float(sps.fisher_exact(np.rint(table).astype(int)).pvalue)
     return _pooled_p(k_a / n_a, n_a, k_b / n_b, n_b)
 
@@ -61,7 +62,7 @@ def _pooled_p(p_a: float, n_a: float, p_b: float, n_b: float) -> float:
     var = pooled * (1 - pooled) * (1 / n_a + 1 / n_b)
     if var <= 0:
         return 1.0 if p_a == p_b else 0.0
-    return float(2.0 * sps.norm.sf(abs(p_b - p_a) / math.sqrt(var)))
+    return float(2.0 * special.ndtr(-abs(p_b - p_a) / math.sqrt(var)))  # = norm.sf
 
 
 def _newcombe(a: Estimate, b: Estimate) -> tuple[float, float]:
@@ -106,8 +107,8 @@ def mean_difference(a: Tally, b: Tally, confidence: float = 0.95) -> Difference:
         return Difference(d, d, d, 1.0 if d == 0 else 0.0, False, a.units, b.units)
     df = (va + vb) ** 2 / (va**2 / (a.units - 1) + vb**2 / (b.units - 1))
     se = math.sqrt(va + vb)
-    half = float(sps.t.ppf(0.5 + confidence / 2.0, df)) * se
-    p = float(2.0 * sps.t.sf(abs(d) / se, df))
+    half = float(special.stdtrit(df, 0.5 + confidence / 2.0)) * se  # = scipy.stats.t.ppf
+    p = float(2.0 * special.stdtr(df, -abs(d) / se))  # = t.sf
     return Difference(d, d - half, d + half, p, False, a.units, b.units)
 
 
@@ -128,7 +129,9 @@ def paired_difference(
         c = float(d[0])
         return Difference(c, c, c, 1.0 if c == 0 else 0.0, paired=True, n_a=n, n_b=n)
     sd = float(d.std(ddof=1))
-    half = float(sps.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
+    half = float(special.stdtrit(n - 1, 0.5 + confidence / 2.0)) * sd / math.sqrt(n)
+    from scipy import stats as sps
+
     p = float(sps.ttest_rel(b_arr, a_arr).pvalue)
     return Difference(mean, mean - half, mean + half, p, paired=True, n_a=n, n_b=n)
 

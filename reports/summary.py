@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 from rich.console import Console
 from rich.table import Table
-from scipy import stats as sps
+from scipy import special  # not scipy.stats: a second to import for one quantile
 
 from reports import present
 from reports.present import drop_empty, fit
@@ -247,7 +247,7 @@ class Mean:
             return e.low, e.high
         if self.n < 2:
             return math.nan, math.nan
-        half = float(sps.t.ppf(0.975, self.n - 1)) * self.sd / math.sqrt(self.n)
+        half = float(special.stdtrit(self.n - 1, 0.975)) * self.sd / math.sqrt(self.n)
         return self.mean - half, self.mean + half
 
     @property

@@ -367,3 +367,38 @@ def test_part_by_part_tallies_equal_the_whole_tables(tmp_path, swap):
         .equals(expected.cast(pl.Float64, strict=False).drop(keys))
     )
     assert mine["config"].to_list() == expected["config"].to_list()
+
+
+@pytest.mark.parametrize("layout", ["strings", "shuffled"])
+def test_part_tallies_of_other_layouts_equal_the_whole_tables(tmp_path, layout):
+    """Parts whose text is plain strings (codes of their own), or one part holding both
+    cells in no order (polars' group-by a part), still give the whole table's tallies."""
+    from reports.summary import a_score
+    from reports.tally import part_tallies, tallies
+
+    plan = make_plan(["base", "101"], ["greedy,random"], 400, 4, True, 200)
+    out = execute(plan, tmp_path / "r", workers=1).out
+    frames = [pl.read_parquet(p) for p in sorted((out / "games").glob("*.parquet"))]
+    if layout == "strings":
+        frames = [f.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String)) for f in frames]
+    else:
+        frames = [pl.concat(frames).sample(fraction=1.0, shuffle=True, seed=3)]
+    parts = []
+    for i, frame in enumerate(frames):
+        parts.append(tmp_path / f"part-{i}.parquet")
+        frame.write_parquet(parts[-1])
+    winner, line = pl.col("winner"), pl.col("tiebreak_line")
+    quantities = {
+        "a_score": (a_score(), None),
+        "turns": (pl.col("turns"), None),
+        "first_on_line": (winner == "first", line.is_not_null()),
+        "line_30_first": (pl.col("line_30") == "first", None),
+    }
+    keys = ["config", "matchup"]
+    columns = ["winner", "swapped", "turns", "tiebreak_line", "line_30"]
+    mine = part_tallies(parts, keys, quantities, columns).sort(keys)
+    whole = pl.concat(frames).with_columns(pl.col(keys).cast(pl.String))
+    expected = tallies(whole, keys, quantities).sort(keys)
+    assert mine.height == 2
+    got = mine.select(expected.columns).drop(keys).cast(pl.Float64)
+    assert got.equals(expected.drop(keys).cast(pl.Float64))
