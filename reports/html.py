@@ -386,12 +386,10 @@ class PartCounts:
     values: dict = field(default_factory=dict)  # (config, matchup, column) -> {value: n}
 
     def seeds(self, cells: list[tuple[str, str]]) -> int:
-        """Independent units of the cells together: distinct pair ids, plus unpaired games."""
-        widest = max((len(self.seen[c]) for c in cells), default=0)
-        union = np.zeros(widest, dtype=bool)
-        for c in cells:
-            union[: len(self.seen[c])] |= self.seen[c]
-        return int(union.sum()) + sum(self.unpaired[c] for c in cells)
+        """Independent units of the cells together: each cell's distinct pair ids plus its
+        unpaired games. Pair ids restart in every match-up, whose games have their own
+        seeds (runner/seeds.cell_key), so the cells' counts add up."""
+        return sum(int(self.seen[c].sum()) + self.unpaired[c] for c in cells)
 
     def add_pairs(self, cell: tuple[str, str], pairs: np.ndarray, unpaired: int) -> None:
         """Mark the cell's pair ids seen; count its games without a pair."""

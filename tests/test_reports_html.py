@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from reports.cli_analysis import register
 from reports.html import (
     MIN_SEEDS,
+    PartCounts,
     ReportError,
     advantage,
     build_report,
@@ -311,3 +312,16 @@ def test_a_corrupt_table_fails_cleanly(tmp_path: Path) -> None:
     result = cli("report", str(folder), "--out", str(tmp_path / "x.html"))
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "cannot read the run's tables" in result.stderr
+
+
+def test_seeds_of_two_match_ups_add_up() -> None:
+    """Pair 0 of random,random and pair 0 of greedy,random are different seeds (each
+    match-up has its own seed key), so a config's line control counts both."""
+    counts = PartCounts()
+    pairs = np.arange(10).repeat(2)
+    counts.add_pairs(("base", "random,random"), pairs, 0)
+    counts.add_pairs(("base", "greedy,random"), pairs, 0)
+    counts.add_pairs(("base", "greedy,random"), np.arange(5, 15).repeat(2), 3)
+    assert counts.seeds([("base", "random,random")]) == 10
+    assert counts.seeds([("base", "greedy,random")]) == 15 + 3
+    assert counts.seeds([("base", "random,random"), ("base", "greedy,random")]) == 10 + 18
