@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from sim.config import Config
-from sim.engine.game import setup
+from sim.engine.game import play_random_games, setup
 from sim.engine.state import END_REASONS, new_state
 from sim.python_loop import EngineError, Turn
 
@@ -58,23 +58,26 @@ def play_batch(
     out, cards = buffers if buffers is not None else result_buffers(len(seeds))
     state = new_state() if s is None else s
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
-    seats = np.asarray(policies, dtype=np.int8)
-    limits = np.asarray(budgets, dtype=np.int32)
+    rules = config.engine_args(cpu_level)
+    seats = (np.asarray(policies, dtype=np.int8), np.asarray(budgets, dtype=np.int32))
     loop = game_loop(policies, cpu_level)
-    loop(state, *config.engine_args(cpu_level), seats, limits, seeds, flags, out, cards)
+    if loop is play_random_games:  # the engine's own loop takes the rules spread out
+        loop(state, *rules, *seats, seeds, flags, out, cards)
+    else:
+        loop(state, rules, seats, seeds, flags, out, cards)
     return out, cards
 
 
 def game_loop(policies=(0, 0), cpu_level: int = 0):
-    """The compiled loop that plays these seats: random against random without the CPU has
-    its own (it compiles in a fraction of the time and runs faster), the rest share one."""
-    from sim.compiled_loop import play_games
-    from sim.engine.game import play_random_games
-    from sim.engine.state import POLICY_RANDOM
+    """The smallest compiled loop that plays these seats (compiled_loop.TIERS): it compiles
+    only the players they can need, and a seat it reaches plays as in the full loop.
+    A policy outside the tiers gets the full loop."""
+    from sim.compiled_loop import TIERS
 
-    if cpu_level == 0 and all(int(p) == POLICY_RANDOM for p in policies):
-        return play_random_games
-    return play_games
+    order = [tier[0] for tier in TIERS]
+    top = max(order.index(int(p)) if int(p) in order else len(order) - 1 for p in policies)
+    _, plain, solo = TIERS[top]
+    return solo if cpu_level else plain
 
 
 def loop_label(a: str, b: str, cpu_level: int = 0) -> str:

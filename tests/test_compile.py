@@ -12,7 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from conftest import SLOW_ENGINE
 
 from sim.engine import jit
 
@@ -85,3 +87,88 @@ def test_the_fingerprint_covers_every_module_compiled_with_the_engine():
         and ROOT / "sim" / "compiled_loop.py" in compiled
     )
     assert compiled - {p.resolve() for p in jit._SOURCES} == set()
+
+
+# --- one loop per tier of players -----------------------------------------------------------
+
+REPORT_SIGNATURES = """
+import numpy as np
+from sim import compiled_loop, config
+from sim.engine import cpu
+from sim.game import play_matchup
+from strategies import greedy, heuristic, ismcts, mc
+
+play_matchup(config.load("base"), "greedy", "random", np.arange(3, dtype=np.uint64))
+functions = {f.__name__: f for tier in compiled_loop.TIERS for f in tier[1:]}
+functions.update(greedy=greedy.greedy_turn, heuristic=heuristic.heuristic_turn,
+                 mc=mc.mc_turn, ismcts=ismcts.ismcts_turn, cpu=cpu.cpu_turn)
+print(sorted(name for name, f in functions.items() if f.signatures))
+"""
+
+
+def test_a_greedy_run_compiles_or_loads_only_the_greedy_loop():
+    """In a fresh process on the engine's own cache (a load when warm, a compile when cold:
+    either way no other loop or player is reached)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    command = [sys.executable, "-c", REPORT_SIGNATURES]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    reached = done.stdout.strip().splitlines()[-1]
+    assert reached in ("['play_greedy_games']", "['greedy', 'play_greedy_games']"), reached
+
+
+# Each match-up (strategy A, strategy B or the CPU) and the loop that must play it, by the
+# tiers random < greedy < heuristic < mc < ismcts, the CPU loops where B is the CPU.
+MC, ISMCTS = "mc(rollouts=8)", "ismcts(iterations=12)"  # small budgets: seconds, not hours
+THROUGH = [
+    ("random", "random", "play_random_games"),
+    ("greedy", "random", "play_greedy_games"),
+    ("random", "greedy", "play_greedy_games"),
+    ("greedy", "greedy", "play_greedy_games"),
+    ("heuristic", "random", "play_heuristic_games"),
+    ("greedy", "heuristic", "play_heuristic_games"),
+    (MC, "random", "play_mc_games"),
+    ("heuristic", MC, "play_mc_games"),
+    (ISMCTS, "random", "play_games"),
+    (MC, ISMCTS, "play_games"),
+    ("random", "cpu", "play_cpu_games"),
+    ("greedy", "cpu(level=3)", "play_cpu_greedy_games"),
+    ("heuristic", "cpu", "play_cpu_heuristic_games"),
+    (MC, "cpu(level=2)", "play_mc_games"),
+    (ISMCTS, "cpu(level=4)", "play_games"),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "loop"), THROUGH)
+def test_each_match_up_plays_in_its_loop_the_full_loop_s_games(a, b, loop):
+    """The full loop (every policy and the CPU) is the reference: the tier's loop must play
+    the same games, seat-swapped pairs included."""
+    from sim import config, players
+    from sim.engine.game import R_TURNS
+    from sim.game import game_loop, play_batch
+
+    base = config.load("base")
+    level = players.cpu_level(b, base.rules.cpu_level)
+    codes, limits = players.policy_codes(a, b), players.budgets(a, b)
+    assert game_loop(codes, level).__name__ == loop
+    games = 60 if MC in (a, b) or ISMCTS in (a, b) else 300
+    games //= 30 if SLOW_ENGINE else 1  # plain Python plays about a hundred times slower
+    seeds = np.arange(1, games + 1, dtype=np.uint64)
+    swapped = (np.arange(games) % 2).astype(np.uint8)
+    out, cards = play_batch(base, seeds, None, level, swapped, None, codes, limits)
+    full_out, full_cards = in_the_full_loop(base, seeds, swapped, level, codes, limits)
+    assert (out == full_out).all() and (cards == full_cards).all()
+    assert len(set(out[:, R_TURNS].tolist())) > 1  # games were played, and differ
+
+
+def in_the_full_loop(config, seeds, swapped, level, codes, limits):
+    """The batch's result rows and card counts from the full loop, whatever the seats."""
+    from sim.compiled_loop import play_games
+    from sim.engine.state import new_state
+    from sim.game import result_buffers
+
+    out, cards = result_buffers(len(seeds))
+    seats = (np.asarray(codes, np.int8), np.asarray(limits, np.int32))
+    play_games(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards)
+    return out, cards
