@@ -215,3 +215,85 @@ def test_parts_carry_each_columns_null_count_min_and_max(tmp_path, config, playe
             assert stats.has_min_max == (len(present) > 0), name
             if len(present):
                 assert (stats.min, stats.max) == (present.min(), present.max()), name
+
+
+# What each reader gets, as the README's table of reader types says: by the kind of column
+# (text naming a config, match-up or strategy; an enum's fixed list; flag; unsigned integers).
+GAMES_KINDS = {
+    **dict.fromkeys(
+        ["run_id", "config", "config_hash", "rules_version", "matchup", "first", "second"], "name"
+    ),
+    **dict.fromkeys(["winner", "outcome", "end_reason"], "enum"),
+    **{f"line_{v}": "enum" for v in (10, 20, 30, 40, 50, 60)},
+    "swapped": "flag",
+    **dict.fromkeys(["pair", "game"], "u32"),
+    "seed": "u64",
+    **dict.fromkeys(["first_digit", "tiebreak_line"], "u8"),
+    **dict.fromkeys(["turns", "score_first", "score_second"], "u16"),
+}
+READER_TYPES = {  # kind -> polars, pandas (numpy), pandas (pyarrow backend), DuckDB
+    "name": ("Categorical", "category", "dictionary<values=string, indices=int32, ordered=0>",
+             "VARCHAR"),
+    "enum": ("Categorical", "category", "dictionary<values=string, indices=int8, ordered=1>",
+             "VARCHAR"),
+    "flag": ("Boolean", "bool", "bool", "BOOLEAN"),
+    "u8": ("UInt8", "uint8", "uint8", "UTINYINT"),
+    "u16": ("UInt16", "uint16", "uint16", "USMALLINT"),
+    "u32": ("UInt32", "uint32", "uint32", "UINTEGER"),
+    "u64": ("UInt64", "uint64", "uint64", "UBIGINT"),
+}  # fmt: skip
+
+
+def _games_part(tmp_path: Path, swap: bool = True) -> Path:
+    from sim.runner import storage
+
+    columns = chunk("base", ("random", "greedy"), swap)["games"]
+    storage.write_part(tmp_path, "games", "c0", columns, serialized_schema("games"))
+    return storage.part_path(tmp_path, "games", "c0")
+
+
+def test_parts_carry_no_reader_private_metadata(tmp_path):
+    """A plain Arrow schema: no polars (or pandas) keys that one version reads and another
+    does not."""
+    schema = pq.read_schema(_games_part(tmp_path))
+    assert not schema.metadata
+    assert all(not field.metadata for field in schema)
+
+
+def test_polars_gets_the_documented_types(tmp_path):
+    schema = pl.read_parquet(_games_part(tmp_path)).schema
+    assert {n: str(t) for n, t in schema.items()} == {
+        n: READER_TYPES[k][0] for n, k in GAMES_KINDS.items()
+    }
+
+
+def test_pandas_gets_the_documented_types(tmp_path):
+    import pandas as pd  # the test extra installs it: a missing reader fails, never skips
+
+    path = _games_part(tmp_path)
+    numpy_types = {n: str(t) for n, t in pd.read_parquet(path).dtypes.items()}
+    expected = {n: READER_TYPES[k][1] for n, k in GAMES_KINDS.items()}
+    expected["tiebreak_line"] = "float64"  # numpy integers hold no nulls: pandas makes floats
+    assert numpy_types == expected
+    arrow = pd.read_parquet(path, dtype_backend="pyarrow").dtypes
+    assert {n: str(t) for n, t in arrow.items()} == {
+        n: f"{READER_TYPES[k][2]}[pyarrow]" for n, k in GAMES_KINDS.items()
+    }
+    winner = pd.read_parquet(path)["winner"].dtype
+    assert list(winner.categories) == ["first", "second", "draw"] and winner.ordered
+
+
+def test_duckdb_gets_the_documented_types(tmp_path):
+    import duckdb
+
+    relation = duckdb.sql(f"select * from '{_games_part(tmp_path)}'")
+    assert dict(zip(relation.columns, map(str, relation.types), strict=True)) == {
+        n: READER_TYPES[k][3] for n, k in GAMES_KINDS.items()
+    }
+
+
+def test_without_swapping_pair_is_null_and_pandas_makes_it_float(tmp_path):
+    import pandas as pd
+
+    frame = pd.read_parquet(_games_part(tmp_path, swap=False))
+    assert frame["pair"].isna().all() and str(frame["pair"].dtype) == "float64"
