@@ -451,7 +451,7 @@ def test_the_manifest_records_the_library_versions(tmp_path):
     out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
     libraries = json.loads((out / "manifest.json").read_text())["libraries"]
     assert libraries["numpy"] == numpy.__version__ and libraries["polars"] == polars.__version__
-    assert set(libraries) == {"numpy", "numba", "polars", "pyarrow", "scipy"}
+    assert set(libraries) == {"numpy", "numba", "polars", "pyarrow", "scipy", "zstandard"}
 
 
 def test_per_game_cards_option_writes_a_part_that_is_verified(tmp_path):
