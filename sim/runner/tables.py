@@ -5,7 +5,8 @@ own Parquet writer (parquet.py): at millions of games the writing must cost a sm
 fraction of the playing. Compact types keep a games row small: enums for every categorical
 column, the smallest integer that fits, and strings only for values constant within a part
 (dictionary-encoded to almost nothing). The tables' types are in schema.py; this module
-needs only numpy and numba, so a worker never loads polars or pyarrow.
+needs only numpy and numba (the writer adds zstandard), so a worker never loads polars or
+pyarrow.
 
 Cards are tallied per chunk (card_tally_columns: a few dozen rows, whatever the per-card
 statistics need); the per-game cards table, one row per game and seat, is opt-in.
