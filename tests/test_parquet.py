@@ -215,3 +215,103 @@ def test_parts_carry_each_columns_null_count_min_and_max(tmp_path, config, playe
             assert stats.has_min_max == (len(present) > 0), name
             if len(present):
                 assert (stats.min, stats.max) == (present.min(), present.max()), name
+
+
+# What each reader gets, as the README's table of reader types says: by the kind of column
+# (text naming a config, match-up or strategy; an enum's fixed list; flag; unsigned integers).
+GAMES_KINDS = {
+    **dict.fromkeys(
+        ["run_id", "config", "config_hash", "rules_version", "matchup", "first", "second"], "name"
+    ),
+    **dict.fromkeys(["winner", "outcome", "end_reason"], "enum"),
+    **{f"line_{v}": "enum" for v in (10, 20, 30, 40, 50, 60)},
+    "swapped": "flag",
+    **dict.fromkeys(["pair", "game"], "u32"),
+    "seed": "u64",
+    **dict.fromkeys(["first_digit", "tiebreak_line"], "u8"),
+    **dict.fromkeys(["turns", "score_first", "score_second"], "u16"),
+}
+READER_TYPES = {  # kind -> polars, pandas (numpy), pandas (pyarrow backend), DuckDB
+    "name": ("Categorical", "category", "dictionary<values=string, indices=int32, ordered=0>",
+             "VARCHAR"),
+    "enum": ("Categorical", "category", "dictionary<values=string, indices=int8, ordered=1>",
+             "VARCHAR"),
+    "flag": ("Boolean", "bool", "bool", "BOOLEAN"),
+    "u8": ("UInt8", "uint8", "uint8", "UTINYINT"),
+    "u16": ("UInt16", "uint16", "uint16", "USMALLINT"),
+    "u32": ("UInt32", "uint32", "uint32", "UINTEGER"),
+    "u64": ("UInt64", "uint64", "uint64", "UBIGINT"),
+}  # fmt: skip
+
+
+def _games_part(tmp_path: Path, swap: bool = True) -> Path:
+    from sim.runner import storage
+
+    columns = chunk("base", ("random", "greedy"), swap)["games"]
+    storage.write_part(tmp_path, "games", "c0", columns, serialized_schema("games"))
+    return storage.part_path(tmp_path, "games", "c0")
+
+
+def test_parts_carry_no_reader_private_metadata(tmp_path):
+    """A plain Arrow schema: no polars (or pandas) keys that one version reads and another
+    does not."""
+    schema = pq.read_schema(_games_part(tmp_path))
+    assert not schema.metadata
+    assert all(not field.metadata for field in schema)
+
+
+def test_polars_gets_the_documented_types(tmp_path):
+    schema = pl.read_parquet(_games_part(tmp_path)).schema
+    assert {n: str(t) for n, t in schema.items()} == {
+        n: READER_TYPES[k][0] for n, k in GAMES_KINDS.items()
+    }
+
+
+def test_pandas_gets_the_documented_types(tmp_path):
+    import pandas as pd  # the test extra installs it: a missing reader fails, never skips
+
+    path = _games_part(tmp_path)
+    numpy_types = {n: str(t) for n, t in pd.read_parquet(path).dtypes.items()}
+    expected = {n: READER_TYPES[k][1] for n, k in GAMES_KINDS.items()}
+    expected["tiebreak_line"] = "float64"  # numpy integers hold no nulls: pandas makes floats
+    assert numpy_types == expected
+    arrow = pd.read_parquet(path, dtype_backend="pyarrow").dtypes
+    assert {n: str(t) for n, t in arrow.items()} == {
+        n: f"{READER_TYPES[k][2]}[pyarrow]" for n, k in GAMES_KINDS.items()
+    }
+    winner = pd.read_parquet(path)["winner"].dtype
+    assert list(winner.categories) == ["first", "second", "draw"] and winner.ordered
+
+
+def test_duckdb_gets_the_documented_types(tmp_path):
+    import duckdb
+
+    relation = duckdb.sql(f"select * from '{_games_part(tmp_path)}'")
+    assert dict(zip(relation.columns, map(str, relation.types), strict=True)) == {
+        n: READER_TYPES[k][3] for n, k in GAMES_KINDS.items()
+    }
+
+
+def test_without_swapping_pair_is_null_and_pandas_makes_it_float(tmp_path):
+    import pandas as pd
+
+    frame = pd.read_parquet(_games_part(tmp_path, swap=False))
+    assert frame["pair"].isna().all() and str(frame["pair"].dtype) == "float64"
+
+
+def test_pages_are_zstd_compressed_where_that_saves_bytes(tmp_path):
+    """A seat-swapped pair's two games share one random 64-bit seed: compressed, the seed
+    column takes about 8 bytes a pair (4 a game) instead of 8 a game; a constant column's few
+    bytes stay as they are."""
+    games = 2000
+    cell = Cell(0, load("base"), "random", "random")
+    seeds = game_seeds(7, 0, games // 2).repeat(2)  # as the worker deals a pair
+    out, _ = play_matchup(cell.config, "random", "random", seeds, np.arange(games) % 2 == 1)
+    columns = games_columns("run1", cell, 0, True, seeds, result_fields(out))
+    path, _ = both_writers(tmp_path, "games", columns)
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    by_name = {meta.column(i).path_in_schema: meta.column(i) for i in range(meta.num_columns)}
+    assert by_name["seed"].compression == "ZSTD"
+    assert by_name["seed"].total_compressed_size < 4.2 * games
+    assert by_name["seed"].total_uncompressed_size > 8 * games
+    assert by_name["config"].compression == "UNCOMPRESSED"

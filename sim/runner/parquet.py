@@ -1,11 +1,13 @@
 """A small Parquet writer for the run's part files: columns straight from NumPy arrays, one
-row group, one page per column, no compression, each column's null count, min and max
-in the footer.
+row group, one page per column, zstd (level 1) where it saves bytes, each column's null
+count, min and max in the footer.
 
-Why not pyarrow's writer: at ~400,000 games/s per core its general-purpose encoding took
-~100 ms per 100,000-game chunk against ~250 ms of playing. Part columns are dictionary
+Why not pyarrow's writer: with the settings of issue #12 (zstd 1, dictionaries from the
+codes, DELTA for game numbers) it took 54 ms per 100,000-game chunk against this writer's
+26 ms and ~230 ms of playing, 7% more CPU a game end to end (README). Part columns are dictionary
 codes and small unsigned integers, which this writer encodes in a few milliseconds with
-the format's own compact encodings (RLE runs, bit-packing, deltas for game numbers). The
+the format's own compact encodings (RLE runs, bit-packing, deltas for game numbers), then
+zstd over the pages (~5 ms a chunk; it halves the seeds of seat-swapped pairs). The
 files are standard Parquet (PLAIN, RLE, RLE_DICTIONARY and DELTA_BINARY_PACKED pages)
 carrying the Arrow schema, so pyarrow, polars, pandas and DuckDB read them with the usual
 types, enums included. Field numbers below follow parquet.thrift.
@@ -22,6 +24,7 @@ from weakref import WeakKeyDictionary
 
 import numba
 import numpy as np
+import zstandard
 
 # parquet.thrift enums
 BOOLEAN, INT32, INT64, BYTE_ARRAY = 0, 1, 2, 6
@@ -30,7 +33,8 @@ UTF8 = 0
 UINT = {8: 11, 16: 12, 32: 13, 64: 14}  # ConvertedType UINT_8 ... UINT_64
 PLAIN, RLE, DELTA_BINARY_PACKED, RLE_DICTIONARY = 0, 3, 5, 8
 DATA_PAGE, DICTIONARY_PAGE = 0, 2
-UNCOMPRESSED = 0
+UNCOMPRESSED, ZSTD = 0, 6  # CompressionCodec
+ZSTD_LEVEL = 1  # level 3 made a games part no smaller, and took longer
 MAGIC = b"PAR1"
 
 
@@ -87,13 +91,15 @@ def write(path: Path, columns: list[Column], arrow_schema: bytes) -> list[bytes]
 def _column_chunk(column: Column, offset: int) -> tuple[list[bytes], dict]:
     """The column's pages (a dictionary page when it has one, then its data page) and
     what the footer says about them."""
-    dictionary_pages, data_pages, encoding = _pages(column)
+    dictionary_pages, data_pages, encoding, codec, raw_size = _pages(column)
     pages = [*dictionary_pages, *data_pages]
     meta = {
         "offset": offset,
         "dictionary_offset": offset if dictionary_pages else None,
         "data_offset": offset + sum(len(p) for p in dictionary_pages),
         "size": sum(len(p) for p in pages),
+        "raw_size": raw_size,
+        "codec": codec,
         "encodings": sorted({RLE, encoding} | ({PLAIN} if dictionary_pages else set())),
         "values": column.rows,
     }
@@ -103,8 +109,9 @@ def _column_chunk(column: Column, offset: int) -> tuple[list[bytes], dict]:
 _ENCODED: WeakKeyDictionary[Column, tuple] = WeakKeyDictionary()
 
 
-def _pages(column: Column) -> tuple[list[bytes], list[bytes], int]:
-    """(dictionary page, or nothing; data page), each as header and body; data encoding."""
+def _pages(column: Column) -> tuple[list[bytes], list[bytes], int, int, int]:
+    """(dictionary page, or nothing; data page), each as header and body; data encoding;
+    codec; the pages' size uncompressed."""
     if column in _ENCODED:
         return _ENCODED[column]
     rows = column.rows
@@ -114,30 +121,46 @@ def _pages(column: Column) -> tuple[list[bytes], list[bytes], int]:
         present = _present(column.values, column.valid)
         levels = _hybrid(column.valid.view(np.uint8), 1, repeat=column.repeat)
     dictionary, data, encoding = _encode(column, present)
-    payload = [struct.pack("<i", len(levels)), levels, *data]
-    size = sum(len(p) for p in payload)
-    header = _struct(
+    body = b"".join([struct.pack("<i", len(levels)), levels, *data])
+    values, count = dictionary if dictionary is not None else (None, 0)
+    codec, (values_stored, body_stored) = _compressed(values, body)
+    data_header = _struct(
         [
             (1, I32, DATA_PAGE),
-            (2, I32, size),
-            (3, I32, size),
+            (2, I32, len(body)),
+            (3, I32, len(body_stored)),
             (5, STRUCT, [(1, I32, rows), (2, I32, encoding), (3, I32, RLE), (4, I32, RLE)]),
         ]
     )
+    raw_size = len(data_header) + len(body)
     dictionary_pages = []
-    if dictionary is not None:
-        values, count = dictionary
-        dictionary_pages = [_dictionary_header(len(values), count), values]
-    _ENCODED[column] = dictionary_pages, [header, *payload], encoding
+    if values is not None:
+        dictionary_header = _dictionary_header(len(values), len(values_stored), count)
+        dictionary_pages = [dictionary_header, values_stored]
+        raw_size += len(dictionary_header) + len(values)
+    _ENCODED[column] = dictionary_pages, [data_header, body_stored], encoding, codec, raw_size
     return _ENCODED[column]
 
 
-def _dictionary_header(size: int, count: int) -> bytes:
+def _compressed(values: bytes | None, body: bytes) -> tuple[int, tuple]:
+    """(codec, (dictionary page body, data page body) as stored): zstd when it saves bytes
+    (one codec for a column's pages), else as they are (a constant column's few bytes)."""
+    compressor = getattr(_SCRATCH, "zstd", None)
+    if compressor is None:  # a compressor is not to be shared between threads
+        compressor = _SCRATCH.zstd = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    pages = (values, body) if values is not None else (body,)
+    stored = [compressor.compress(page) for page in pages]
+    if sum(map(len, stored)) >= sum(map(len, pages)):
+        return UNCOMPRESSED, (values, body)
+    return ZSTD, (stored[0], stored[1]) if values is not None else (None, stored[0])
+
+
+def _dictionary_header(size: int, stored: int, count: int) -> bytes:
     return _struct(
         [
             (1, I32, DICTIONARY_PAGE),
             (2, I32, size),
-            (3, I32, size),
+            (3, I32, stored),
             (7, STRUCT, [(1, I32, count), (2, I32, PLAIN)]),
         ]
     )
@@ -386,7 +409,7 @@ def _footer(columns: list[Column], chunks: list[dict], rows: int, arrow_schema: 
     total = sum(meta["size"] for meta in chunks)
     row_group = [
         (1, LIST, (STRUCT, chunk_structs)),
-        (2, I64, total),
+        (2, I64, sum(meta["raw_size"] for meta in chunks)),
         (3, I64, rows),
         (5, I64, chunks[0]["offset"]),
         (6, I64, total),
@@ -436,9 +459,9 @@ def _chunk_struct(column: Column, meta: dict) -> list:
         (1, I32, kind),
         (2, LIST, (I32, meta["encodings"])),
         (3, LIST, (BINARY, [column.name])),
-        (4, I32, UNCOMPRESSED),
+        (4, I32, meta["codec"]),
         (5, I64, meta["values"]),
-        (6, I64, meta["size"]),
+        (6, I64, meta["raw_size"]),
         (7, I64, meta["size"]),
         (9, I64, meta["data_offset"]),
         (11, I64, meta["dictionary_offset"]),

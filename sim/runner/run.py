@@ -288,7 +288,7 @@ def _new_manifest(plan: RunPlan) -> dict:
     }
 
 
-LIBRARIES = ("numpy", "numba", "polars", "pyarrow", "scipy")
+LIBRARIES = ("numpy", "numba", "polars", "pyarrow", "scipy", "zstandard")  # zstd: part pages
 
 
 def library_versions() -> dict[str, str]:

@@ -1,16 +1,18 @@
-"""The tables' types as polars and Arrow see them: what a part file's schema says, so
-parts read back with the same polars types, enums included.
+"""The tables' Arrow schemas, declared here once: what a part file's schema says, so every
+reader (polars of any version, pyarrow, pandas, DuckDB) gets the same types.
 
-Only the parent loads this (polars and pyarrow take a third of a second to import): it
-hands each worker the serialized schemas with its task.
+Plain Arrow only, no reader-private metadata: a text column is a dictionary of strings
+(polars reads it as Categorical, pandas as category, DuckDB as VARCHAR), its codes signed
+as the Arrow format recommends, int8 for the fixed category lists of enum columns (in
+categories.py order, the writer storing the whole list in every part) and int32 for
+open-ended names. Only the parent loads this (pyarrow takes a tenth of a second to
+import): it hands each worker the serialized schemas with its task.
 """
 
 from __future__ import annotations
 
-import io
 from functools import cache
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -19,81 +21,66 @@ from sim.runner.categories import (
     CARD_RATES,
     CARD_SUMS,
     COUNT_NAMES,
-    ENDS,
-    KINDS,
     LINE_COLUMNS,
     MOMENTS,
-    OUTCOMES,
-    SEATS,
-    SIDES,
-    WINNERS,
 )
 
-SEAT = pl.Enum(SEATS)
-WINNER = pl.Enum(WINNERS)
-OUTCOME = pl.Enum(OUTCOMES)
-END_REASON = pl.Enum(ENDS)
-KIND = pl.Enum(KINDS)
+NAME = pa.dictionary(pa.int32(), pa.string())  # config, match-up, strategy: any name
+ENUM = pa.dictionary(pa.int8(), pa.string(), ordered=True)  # a fixed list, in code order
 
-GAMES_TYPES: dict[str, pl.DataType] = {
-    "run_id": pl.Categorical(),
-    "config": pl.Categorical(),
-    "config_hash": pl.Categorical(),
-    "rules_version": pl.Categorical(),
-    "matchup": pl.Categorical(),
-    "first": pl.Categorical(),
-    "second": pl.Categorical(),
-    "swapped": pl.Boolean(),
-    "pair": pl.UInt32(),
-    "game": pl.UInt32(),
-    "seed": pl.UInt64(),
-    "first_digit": pl.UInt8(),
-    "winner": WINNER,
-    "outcome": OUTCOME,
-    "tiebreak_line": pl.UInt8(),
-    "end_reason": END_REASON,
-    "turns": pl.UInt16(),
-    "score_first": pl.UInt16(),
-    "score_second": pl.UInt16(),
-    **dict.fromkeys(LINE_COLUMNS, SEAT),
+GAMES_TYPES: dict[str, pa.DataType] = {
+    "run_id": NAME,
+    "config": NAME,
+    "config_hash": NAME,
+    "rules_version": NAME,
+    "matchup": NAME,
+    "first": NAME,
+    "second": NAME,
+    "swapped": pa.bool_(),
+    "pair": pa.uint32(),
+    "game": pa.uint32(),
+    "seed": pa.uint64(),
+    "first_digit": pa.uint8(),
+    "winner": ENUM,  # categories.WINNERS
+    "outcome": ENUM,  # OUTCOMES
+    "tiebreak_line": pa.uint8(),
+    "end_reason": ENUM,  # ENDS
+    "turns": pa.uint16(),
+    "score_first": pa.uint16(),
+    "score_second": pa.uint16(),
+    **dict.fromkeys(LINE_COLUMNS, ENUM),  # SEATS
 }
 
-SIDE = pl.Enum(SIDES)
-
-CARDS_TYPES: dict[str, pl.DataType] = {  # opt-in: one row per game and seat
-    "config": pl.Categorical(),
-    "matchup": pl.Categorical(),
-    "game": pl.UInt32(),
-    "seat": SEAT,
-    "strategy": pl.Categorical(),
-    **{f"{code}_{count}": pl.UInt8() for code in CARD_CODES for count in COUNT_NAMES},
+CARDS_TYPES: dict[str, pa.DataType] = {  # opt-in: one row per game and seat
+    "config": NAME,
+    "matchup": NAME,
+    "game": pa.uint32(),
+    "seat": ENUM,  # SEATS
+    "strategy": NAME,
+    **{f"{code}_{count}": pa.uint8() for code in CARD_CODES for count in COUNT_NAMES},
 }
 
-CARD_TALLY_TYPES: dict[str, pl.DataType] = {  # per chunk, side and kind (tables.py)
-    "config": pl.Categorical(),
-    "matchup": pl.Categorical(),
-    "seats": SIDE,
-    "strategy": pl.Categorical(),
-    "kind": KIND,
-    **dict.fromkeys(CARD_SUMS, pl.UInt64()),
-    **{f"{q}_{m}": pl.UInt64() for q in CARD_RATES for m in MOMENTS},
+CARD_TALLY_TYPES: dict[str, pa.DataType] = {  # per chunk, side and kind (tables.py)
+    "config": NAME,
+    "matchup": NAME,
+    "seats": ENUM,  # SIDES
+    "strategy": NAME,
+    "kind": ENUM,  # KINDS
+    **dict.fromkeys(CARD_SUMS, pa.uint64()),
+    **{f"{q}_{m}": pa.uint64() for q in CARD_RATES for m in MOMENTS},
 }
 TYPES = {"games": GAMES_TYPES, "cards": CARDS_TYPES, "card_tallies": CARD_TALLY_TYPES}
 
 
 @cache
 def arrow_schema(table: str) -> pa.Schema:
-    """The Arrow schema polars writes for a table's types, field metadata included (that is
-    how polars knows an enum's categories when it reads the part back)."""
-    types = TYPES[table]
-    buffer = io.BytesIO()
-    pl.DataFrame(schema=types).write_parquet(buffer)
-    return pq.read_schema(pa.BufferReader(buffer.getvalue()))
+    """A table's Arrow schema, every column nullable, no metadata."""
+    return pa.schema([pa.field(name, kind) for name, kind in TYPES[table].items()])
 
 
 @cache
 def serialized_schema(table: str) -> bytes:
     """arrow_schema as Parquet files carry it (the ARROW:schema key pyarrow writes)."""
-    buffer = io.BytesIO()
-    pq.write_table(arrow_schema(table).empty_table(), buffer)
-    return pq.read_metadata(pa.BufferReader(buffer.getvalue())).metadata[b"ARROW:schema"]
+    sink = pa.BufferOutputStream()
+    pq.write_table(arrow_schema(table).empty_table(), sink)
+    return pq.read_metadata(pa.BufferReader(sink.getvalue())).metadata[b"ARROW:schema"]

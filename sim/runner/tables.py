@@ -5,7 +5,8 @@ own Parquet writer (parquet.py): at millions of games the writing must cost a sm
 fraction of the playing. Compact types keep a games row small: enums for every categorical
 column, the smallest integer that fits, and strings only for values constant within a part
 (dictionary-encoded to almost nothing). The tables' types are in schema.py; this module
-needs only numpy and numba, so a worker never loads polars or pyarrow.
+needs only numpy and numba (the writer adds zstandard), so a worker never loads polars or
+pyarrow.
 
 Cards are tallied per chunk (card_tally_columns: a few dozen rows, whatever the per-card
 statistics need); the per-game cards table, one row per game and seat, is opt-in.
@@ -340,11 +341,17 @@ def count_part(cell, path) -> dict:
     games = pl.read_parquet(
         path, columns=["winner", "outcome", "tiebreak_line", "end_reason", "swapped"]
     )
+
+    def codes(name: str, categories: tuple[str, ...]) -> pl.Series:
+        """The engine's codes back: polars reads the text as Categorical, whose own codes
+        are not the categories' order."""
+        return games[name].cast(pl.String).cast(pl.Enum(categories)).to_physical()
+
     return count_games(
         cell,
-        games["winner"].to_physical().to_numpy(),
-        games["outcome"].to_physical().to_numpy(),
+        codes("winner", WINNERS).to_numpy(),
+        codes("outcome", OUTCOMES).to_numpy(),
         games["tiebreak_line"].fill_null(0).to_numpy(),
-        (games["end_reason"].to_physical().cast(pl.Int64) + 1).fill_null(0).to_numpy(),
+        (codes("end_reason", ENDS).cast(pl.Int64) + 1).fill_null(0).to_numpy(),
         games["swapped"].to_numpy(),
     )
