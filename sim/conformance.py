@@ -34,7 +34,7 @@ from sim.python_loop import (
     seats,
 )
 from sim.strategy import GameStart, Stream
-from strategies.seats import seat_turn
+from strategies.seats import turn_for
 
 Check = Callable[[Config, str, int], list[str]]
 
@@ -192,7 +192,7 @@ def one_turn(spec: str, arr, config: Config, seed: int):
     hand = [int(s.hand[digit, i]) for i in range(int(s.hand_len[digit]))]
     if seat.strategy is None:
         s.last[0] = -1
-        seat_turn(s)
+        turn_for(seat.code)(s)
     else:
         # `sim show` cannot reach this position; the check that found it can
         rerun = f"sim strategies check {shlex.quote(spec)} --config "

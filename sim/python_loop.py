@@ -38,7 +38,7 @@ from sim.engine.turn import legal_plays as engine_plays
 from sim.notation import Card
 from sim.observation import Observation, observe
 from sim.position import Plain, card_at, hand_cards
-from strategies.seats import seat_turn
+from strategies.seats import turn_for
 
 OUTCOMES = ("points", "tiebreak", "draw")  # engine/game.py OUTCOME_* order
 
@@ -108,7 +108,7 @@ def drive(s, strategies, context: Context, records: bool = True) -> Iterator[Tur
             cpu_turn(s)
         elif strategies[digit] is None:
             s.last[0] = -1
-            seat_turn(s)
+            turn_for(s.policy[digit])(s)
         else:
             python_turn(s, digit, strategies[digit], scratch, context)
         if s.error != OK:
