@@ -98,7 +98,7 @@ from sim.engine import cpu
 from sim.game import play_matchup
 from strategies import greedy, heuristic, ismcts, mc
 
-play_matchup(config.load("base"), "greedy", "random", np.arange(3, dtype=np.uint64))
+play_matchup(config.load("base"), A, "random", np.arange(3, dtype=np.uint64))
 functions = {f.__name__: f for tier in compiled_loop.TIERS for f in tier[1:]}
 functions.update(greedy=greedy.greedy_turn, heuristic=heuristic.heuristic_turn,
                  mc=mc.mc_turn, ismcts=ismcts.ismcts_turn, cpu=cpu.cpu_turn)
@@ -109,13 +109,27 @@ print(sorted(name for name, f in functions.items() if f.signatures))
 def test_a_greedy_run_compiles_or_loads_only_the_greedy_loop():
     """In a fresh process on the engine's own cache (a load when warm, a compile when cold:
     either way no other loop or player is reached)."""
+    reached = compiled_by('"greedy", "random"')
+    assert reached in ("['play_greedy_games']", "['greedy', 'play_greedy_games']"), reached
+
+
+def test_a_python_strategy_against_greedy_compiles_greedy_alone():
+    """The Python loop calls the seated policy's own turn, not the full dispatch: no loop
+    and no other player is compiled."""
+    assert compiled_by('"tests/strategies_for_tests.py:First", "greedy"') == "['greedy']"
+
+
+def compiled_by(players: str) -> str:
+    """The loops and players that have a signature after a fresh process plays 3 games of
+    players (the A,B arguments of play_matchup, as Python source)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("NUMBA_DISABLE_JIT", None)
-    command = [sys.executable, "-c", REPORT_SIGNATURES]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+    script = REPORT_SIGNATURES.replace('A, "random"', players)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr
-    reached = done.stdout.strip().splitlines()[-1]
-    assert reached in ("['play_greedy_games']", "['greedy', 'play_greedy_games']"), reached
+    return done.stdout.strip().splitlines()[-1]
 
 
 # Each match-up (strategy A, strategy B or the CPU) and the loop that must play it, by the
