@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from sim.cards import CONT, DOWN, END, LEFT, RIGHT, UP
+import numpy as np
+
+from sim.cards import CONT, DIR_NONE, DOWN, END, LEFT, RIGHT, UP
 from sim.engine.jit import kernel
-from sim.engine.state import ERR_OVERFLOW, MAX_COLS, NO_CARD
+from sim.engine.state import ERR_OVERFLOW, MAX_COLS, MAX_LINES, NO_CARD
+
+# The step to a card's target per direction, as tables: a random card's direction is
+# unpredictable, and a lookup replaces a chain of mispredicted branches. No direction steps
+# above the top line, so an undirected card's "target" is out of bounds like (-1, -1) was.
+_STEP_LINE = np.zeros(5, np.int64)
+_STEP_COL = np.zeros(5, np.int64)
+_STEP_LINE[DIR_NONE], _STEP_LINE[UP], _STEP_LINE[DOWN] = -2 * MAX_LINES, -1, 1
+_STEP_COL[LEFT], _STEP_COL[RIGHT] = -1, 1
 
 
 @kernel
@@ -22,16 +32,8 @@ def in_bounds(s, line, col):
 
 @kernel
 def neighbour(line, col, direction):
-    """The slot a card at (line, col) points to."""
-    if direction == LEFT:
-        return line, col - 1
-    if direction == RIGHT:
-        return line, col + 1
-    if direction == UP:
-        return line - 1, col
-    if direction == DOWN:
-        return line + 1, col
-    return -1, -1
+    """The slot a card at (line, col) points to (out of bounds for no direction)."""
+    return line + _STEP_LINE[direction], col + _STEP_COL[direction]
 
 
 @kernel

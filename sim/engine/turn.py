@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from sim.cards import CONT
 from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty
 from sim.engine.commands import execute, put_down
@@ -14,9 +16,23 @@ from sim.engine.state import (
     END_RUN,
     END_STALLED,
     ERR_ILLEGAL,
+    MAX_LINES,
 )
 
 HAND_SIZE = 3
+
+
+def _nth_bit_table() -> np.ndarray:
+    """[mask, k]: position of the k-th set bit of a line mask (lines < MAX_LINES)."""
+    table = np.zeros((1 << MAX_LINES, MAX_LINES), np.int64)
+    for mask in range(1 << MAX_LINES):
+        bits = [pos for pos in range(MAX_LINES) if mask >> pos & 1]
+        table[mask, : len(bits)] = bits
+    return table
+
+
+# A lookup instead of a bit walk whose length is random: its exit branch mispredicted.
+_NTH_LINE = _nth_bit_table()
 
 
 @inlined
@@ -75,18 +91,6 @@ def popcount(mask):
     return n
 
 
-@kernel
-def nth_bit(mask, k):
-    """Position of the k-th set bit (0-based) of mask."""
-    pos = 0
-    while True:
-        if mask & (1 << pos):
-            if k == 0:
-                return pos
-            k -= 1
-        pos += 1
-
-
 @inlined
 def random_input(s, digit, forced, canonical):
     """RULES.md 9: a playable card uniformly, then a legal line, then a direction.
@@ -98,24 +102,27 @@ def random_input(s, digit, forced, canonical):
     plain, cont = line_masks(s)
     playable = 0
     for i in range(s.hand_len[digit]):
-        if card_lines(s, s.hand[digit, i], forced, plain, cont):
-            playable += 1
+        playable += card_lines(s, s.hand[digit, i], forced, plain, cont) != 0
     if playable == 0:
         return -1, -1, 0
     k = strategy_int(s, digit, playable)
+    # the k-th playable card by selects over the whole hand, not an exit at a random index
+    # (a mispredicted branch every turn)
+    index = 0
+    mask = 0
     for i in range(s.hand_len[digit]):
-        mask = card_lines(s, s.hand[digit, i], forced, plain, cont)
-        if mask:
-            if k == 0:
-                line = nth_bit(mask, strategy_int(s, digit, popcount(mask)))
-                cid = s.hand[digit, i]
-                if canonical:
-                    direction = nth_dir(s, cid, strategy_int(s, digit, n_dirs(s, cid)))
-                else:
-                    direction = choose_dir(s, digit, cid, -1)
-                return i, line, direction
-            k -= 1
-    return -1, -1, 0
+        lines = card_lines(s, s.hand[digit, i], forced, plain, cont)
+        take = (lines != 0) & (k == 0)
+        index = i if take else index
+        mask = lines if take else mask
+        k -= lines != 0
+    line = _NTH_LINE[mask, strategy_int(s, digit, popcount(mask))]
+    cid = s.hand[digit, index]
+    if canonical:
+        direction = nth_dir(s, cid, strategy_int(s, digit, n_dirs(s, cid)))
+    else:
+        direction = choose_dir(s, digit, cid, -1)
+    return index, line, direction
 
 
 @kernel
