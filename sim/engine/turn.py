@@ -95,7 +95,7 @@ def popcount(mask):
 def random_input(s, digit, forced, canonical):
     """RULES.md 9: a playable card uniformly, then a legal line, then a direction.
 
-    Returns (hand index, line, direction), or index -1 to pass. canonical: the seat is
+    Returns (hand index, line, column, direction), or index -1 to pass. canonical: the seat is
     known to be random, so the direction is drawn here (the draw choose_dir would make)
     instead of in a call that also serves scripts and paths (measured ~6% of a turn).
     """
@@ -104,7 +104,7 @@ def random_input(s, digit, forced, canonical):
     for i in range(s.hand_len[digit]):
         playable += card_lines(s, s.hand[digit, i], forced, plain, cont) != 0
     if playable == 0:
-        return -1, -1, 0
+        return -1, -1, -1, 0
     k = strategy_int(s, digit, playable)
     # the k-th playable card by selects over the whole hand, not an exit at a random index
     # (a mispredicted branch every turn)
@@ -122,7 +122,15 @@ def random_input(s, digit, forced, canonical):
         direction = nth_dir(s, cid, strategy_int(s, digit, n_dirs(s, cid)))
     else:
         direction = choose_dir(s, digit, cid, -1)
-    return index, line, direction
+    # the slot from the masks (a shut line is only ever in cont), not a second is_shut:
+    # its chain of dependent loads sat on every turn's path
+    if forced:
+        col = s.forced_col
+    elif (cont >> line) & 1:
+        col = s.width[line]
+    else:
+        col = s.gap[line]
+    return index, line, col, direction
 
 
 @kernel
@@ -141,13 +149,19 @@ def play_card(s, digit, index, line, direction, forced):
 @inlined
 def put_card(s, digit, index, line, direction, forced):
     """INPUT and EXECUTE of a hand card already known to be legal there."""
-    cid = s.hand[digit, index]
     if forced:
         col = s.forced_col
     elif is_shut(s, line):
         col = s.width[line]
     else:
         col = s.gap[line]
+    put_card_at(s, digit, index, line, col, direction)
+
+
+@inlined
+def put_card_at(s, digit, index, line, col, direction):
+    """put_card with the slot already found."""
+    cid = s.hand[digit, index]
     s.forced_line = -1
     s.last[0] = cid
     s.last[1] = line
@@ -203,9 +217,9 @@ def canonical_turn(s):
 def any_turn(s, canonical):
     digit = s.mover
     forced = begin_turn(s, digit)
-    index, line, direction = random_input(s, digit, forced, canonical)
+    index, line, col, direction = random_input(s, digit, forced, canonical)
     if index >= 0:
-        put_card(s, digit, index, line, direction, forced)
+        put_card_at(s, digit, index, line, col, direction)
     finish_turn(s, digit, index < 0, True)
 
 
