@@ -10,7 +10,7 @@ from sim.engine.commands import execute, put_down
 from sim.engine.decide import choose_dir, dir_allowed, n_dirs, nth_dir
 from sim.engine.hands import draw, hand_remove
 from sim.engine.jit import inlined, kernel
-from sim.engine.rng import strategy_int
+from sim.engine.rng import advance, below, mix
 from sim.engine.state import (
     END_DECK_OUT,
     END_RUN,
@@ -105,7 +105,13 @@ def random_input(s, digit, forced, canonical):
         playable += card_lines(s, s.hand[digit, i], forced, plain, cont) != 0
     if playable == 0:
         return -1, -1, -1, 0
-    k = strategy_int(s, digit, playable)
+    # The turn's draws at once: the stream's steps do not depend on the choices, so the
+    # mixes run side by side, not one after another on the turn's critical path.
+    x_card = advance(s.srng[digit])
+    x_line = advance(x_card)
+    x_dir = advance(x_line)
+    s.srng[digit] = x_dir if canonical else x_line
+    k = below(mix(x_card), playable)
     # the k-th playable card by selects over the whole hand, not an exit at a random index
     # (a mispredicted branch every turn)
     index = 0
@@ -116,11 +122,11 @@ def random_input(s, digit, forced, canonical):
         index = i if take else index
         mask = lines if take else mask
         k -= lines != 0
-    line = _NTH_LINE[mask, strategy_int(s, digit, popcount(mask))]
+    line = _NTH_LINE[mask, below(mix(x_line), popcount(mask))]
     cid = s.hand[digit, index]
     if canonical:
-        direction = nth_dir(s, cid, strategy_int(s, digit, n_dirs(s, cid)))
-    else:
+        direction = nth_dir(s, cid, below(mix(x_dir), n_dirs(s, cid)))
+    else:  # a script or a path may choose the direction: the stream goes on from x_line
         direction = choose_dir(s, digit, cid, -1)
     # the slot from the masks (a shut line is only ever in cont), not a second is_shut:
     # its chain of dependent loads sat on every turn's path
