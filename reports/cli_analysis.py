@@ -201,7 +201,8 @@ def report(
         list[Path],
         typer.Argument(
             metavar="RUN [RUN_B]",
-            help="A run folder written by `sim run`; two to compare them on one page",
+            help="A run folder written by `sim run` (two: compared on one page), or a tuning "
+            "folder written by `sim tune`",
         ),
     ],
     out: Annotated[Path, typer.Option(help="The HTML file to write")] = Path("report.html"),
@@ -215,14 +216,17 @@ def report(
     """Write one self-contained HTML report of a run (or of two runs compared).
 
     It shows the first-seat advantage with the margin band, A's score, and distributions.
-    Then line control and cards.
+    Then line control and cards. A folder written by `sim tune` gets its front and targets.
     """
     from reports.cli_runs import checked_margin
     from reports.html import ReportError, write_report
     from reports.html_compare import write_comparison
+    from reports.html_tune import is_tuning_folder
     from sim.runner.verify import reader_warnings
 
     checked_margin(margin)
+    if len(runs) == 1 and is_tuning_folder(runs[0]):
+        return _report_tuning(runs[0], out, as_json)
     if len(runs) > 2:
         usage(f"give one run folder, or two to compare; got {len(runs)}")
     try:
@@ -248,5 +252,23 @@ def report(
                 "margin_pts": margin,
             }
         )
+        return
+    typer.echo(f"wrote {written}")
+
+
+def _report_tuning(folder: Path, out: Path, as_json: bool) -> None:
+    """`sim report TUNE_DIR`: the page of reports/html_tune.py; a folder that cannot be
+    reported is a usage error (exit 2)."""
+    from reports.html_tune import TuningError, write_tuning
+
+    try:
+        written = write_tuning(folder, out)
+    except TuningError as exc:
+        usage(str(exc))
+    if as_json:
+        page = written.read_text(encoding="utf-8")
+        _echo_json({"command": "report", "shape": 1, "runs": [str(folder)], "out": str(written),
+                    "bytes": written.stat().st_size, "figures": page.count("<svg"),
+                    "tuning": True})  # fmt: skip
         return
     typer.echo(f"wrote {written}")

@@ -11,6 +11,11 @@ sim.stats (the pair as the unit), the verdict is:
                chance when today's evidence cannot promise 80% at any size.
 The same logic serves the first seat against the second, strategy A against B, and a solo
 level's human against the CPU.
+
+`against` is that rule for any target, a range or one bound: met when the interval lies
+inside (for a range, TOST), missed when it lies wholly outside, open otherwise; `decide` is
+`against` on the band 50% ± m, and `sim tune` decides its targets with it, so the tuner and
+the board give the same verdict on the same interval.
 """
 
 from __future__ import annotations
@@ -105,13 +110,41 @@ def decide(
     e = rate(t, unit, confidence)
     adv, low, high = e.value - 0.5, e.low - 0.5, e.high - 0.5
     favoured = sides[0] if adv >= 0 else sides[1]
-    if -m < low and high < m:
-        kind, more = "balanced", None
-    elif low > m or high < -m:
-        kind, more = "favours", None
-    else:
-        kind, more = "inconclusive", more_units(t, adv, m, confidence)
+    kind = BAND_KINDS[against(low, high, -m, m)]
+    more = more_units(t, adv, m, confidence) if kind == "inconclusive" else None
     return Verdict(kind, adv, low, high, m, favoured, t.units, unit, more)
+
+
+BAND_KINDS = {"met": "balanced", "missed": "favours", "open": "inconclusive"}
+"""A target's verdict in the board's words, for the band 50% ± margin."""
+
+
+def against(low: float, high: float, lower: float | None, upper: float | None) -> str:
+    """'met', 'missed' or 'open' for the interval [low, high] against the target
+    lower < value < upper (either bound may be None: a one-sided target).
+
+    met: the whole interval lies strictly inside (for a range, two one-sided tests);
+    missed: the whole interval lies strictly beyond one bound; open: neither, which includes
+    an interval touching a bound, one wider than the range, and a NaN end (no comparison
+    holds)."""
+    if (lower is None or low > lower) and (upper is None or high < upper):
+        return "met"
+    if (lower is not None and high < lower) or (upper is not None and low > upper):
+        return "missed"
+    return "open"
+
+
+def pairs_needed(inside: float, spread: float, confidence: float = 0.95) -> float:
+    """Units in all for a fresh sample's interval to clear a bound the estimate lies `inside`
+    (> 0) with POWER chance, if the estimate is right: the textbook ((z + z_power) s / d)^2,
+    at least 2; infinite when the estimate is not inside or the spread is unknown.
+
+    Fresh, not more: `sim tune` confirms on new seeds, so today's units do not add to the
+    new sample, unlike more_units."""
+    if not inside > 0 or not math.isfinite(spread):
+        return math.inf
+    z = z_score(confidence) + z_score(2 * POWER - 1)
+    return max(2.0, (z * spread / inside) ** 2)
 
 
 def more_units(t: Tally, advantage: float, margin: float, confidence: float = 0.95) -> int:

@@ -16,7 +16,6 @@ import numpy as np
 
 from sim import players
 from sim.config import Config
-from sim.engine.seats import seat_turn
 from sim.engine.state import ONGOING
 from sim.engine.turn import forced_applies
 from sim.game import play_matchup, result_buffers
@@ -35,6 +34,7 @@ from sim.python_loop import (
     seats,
 )
 from sim.strategy import GameStart, Stream
+from strategies.seats import seat_turn
 
 Check = Callable[[Config, str, int], list[str]]
 

@@ -68,7 +68,8 @@ def play_batch(
 def game_loop(policies=(0, 0), cpu_level: int = 0):
     """The compiled loop that plays these seats: random against random without the CPU has
     its own (it compiles in a fraction of the time and runs faster), the rest share one."""
-    from sim.engine.game import play_games, play_random_games
+    from sim.compiled_loop import play_games
+    from sim.engine.game import play_random_games
     from sim.engine.state import POLICY_RANDOM
 
     if cpu_level == 0 and all(int(p) == POLICY_RANDOM for p in policies):

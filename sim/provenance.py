@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 PACKAGE = Path(__file__).parent
+BUILT_INS = PACKAGE.parent / "strategies"  # the built-in players' compiled code lives there
 
 
 def sim_version() -> str:
@@ -22,11 +23,15 @@ def sim_version() -> str:
 
 @cache
 def source_hash() -> str:
-    """A fingerprint of every Python file of the sim package (names and contents): it changes
-    with any edit to the code that deals, plays and records games."""
+    """A fingerprint of every Python file of the sim package and of the built-in players
+    (names and contents): it changes with any edit to the code that deals, plays and records
+    games."""
+    files = [(p.relative_to(PACKAGE).as_posix(), p) for p in sorted(PACKAGE.rglob("*.py"))]
+    # not strategies/examples: a Python strategy is versioned by its own file
+    files += [(f"strategies/{p.name}", p) for p in sorted(BUILT_INS.glob("*.py"))]
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0")
+    for name, path in files:
+        digest.update(name.encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 

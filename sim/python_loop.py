@@ -22,7 +22,6 @@ from sim.engine.decide import ASK_CUT, ASK_DIR, ASK_HAND, gosub_line_ok, n_dirs,
 from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, record, setup
 from sim.engine.paths import DecisionPending
 from sim.engine.score import scores
-from sim.engine.seats import seat_turn
 from sim.engine.state import (
     END_REASONS,
     MAX_DEPTH,
@@ -39,6 +38,7 @@ from sim.engine.turn import legal_plays as engine_plays
 from sim.notation import Card
 from sim.observation import Observation, observe
 from sim.position import Plain, card_at, hand_cards
+from strategies.seats import seat_turn
 
 OUTCOMES = ("points", "tiebreak", "draw")  # engine/game.py OUTCOME_* order
 

@@ -1,6 +1,9 @@
-"""Strategies written in Python against the plug-in interface (sim.strategy).
+"""The strategies that ship with sim.
 
-The built-ins (random, greedy, heuristic, mc, ismcts) run inside the compiled loop in
-sim/engine; this package holds Python ones: the canonical random strategy written
-against the interface, and worked examples for designers.
+The built-ins (greedy.py, heuristic.py, mc.py, ismcts.py and their search helpers in
+search.py) are numba kernels over the engine's state, compiled with the engine's cache
+(sim.engine.jit); seats.py dispatches a seat's turn to its policy, and sim/compiled_loop.py
+joins them with the rules. The random policy is the engine's own canonical turn.
+canonical_random.py is the same random strategy written against the Python plug-in
+interface (sim.strategy), and examples/ holds worked examples for designers.
 """

@@ -6,6 +6,7 @@ tens of seconds of CPU, not the whole engine).
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -63,3 +64,24 @@ def test_the_cache_folder_follows_every_engine_source(tmp_path, monkeypatch):
     assert jit.fingerprint() != before
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
     assert jit.cache_folder() == tmp_path / "cache" / jit.fingerprint()
+
+
+def compiles_with_the_engine(path: Path) -> bool:
+    """Whether a module decorates functions with the engine's numba decorators."""
+    decorators = {"kernel", "inlined", "entry"}
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "sim.engine.jit"
+        and decorators & {a.name for a in node.names}
+        for node in ast.walk(ast.parse(path.read_text()))
+    )
+
+
+def test_the_fingerprint_covers_every_module_compiled_with_the_engine():
+    modules = [p for d in ("sim", "strategies") for p in sorted((ROOT / d).rglob("*.py"))]
+    compiled = {p.resolve() for p in modules if compiles_with_the_engine(p)}
+    assert (
+        ROOT / "strategies" / "greedy.py" in compiled
+        and ROOT / "sim" / "compiled_loop.py" in compiled
+    )
+    assert compiled - {p.resolve() for p in jit._SOURCES} == set()

@@ -8,14 +8,14 @@ from scipy.stats import binomtest
 
 from sim import config as cfg
 from sim.engine.game import R_WINNER
-from sim.engine.greedy import greedy_turn
-from sim.engine.heuristic import heuristic_turn
 from sim.engine.state import POLICY_GREEDY, POLICY_HEURISTIC, copy_state
 from sim.game import play_batch
 from sim.notation import normalise_display, parse_display, parse_hand_card, render_display
 from sim.players import policy_codes
 from sim.position import Position, build_state, display_rows, hand_cards
 from sim.rules import RuleOptions
+from strategies.greedy import greedy_turn
+from strategies.heuristic import heuristic_turn
 
 RULES = RuleOptions()
 PILE = ["1"] * 5  # enough for LOAD, so only the RUN line can end the game

@@ -27,6 +27,19 @@ def test_the_source_fingerprint_changes_with_any_file(tmp_path, monkeypatch):
     assert fingerprint() != before
 
 
+def test_the_source_fingerprint_changes_with_a_built_in_player(tmp_path, monkeypatch):
+    (tmp_path / "greedy.py").write_text("x = 1\n")
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "mine.py").write_text("x = 1\n")
+    monkeypatch.setattr(provenance, "BUILT_INS", tmp_path)
+    fingerprint = provenance.source_hash.__wrapped__
+    before = fingerprint()
+    (tmp_path / "examples" / "mine.py").write_text("x = 2\n")  # versioned by its own file
+    assert fingerprint() == before
+    (tmp_path / "greedy.py").write_text("x = 2\n")
+    assert fingerprint() != before
+
+
 def test_a_python_strategy_is_versioned_by_its_file_and_its_own_version(tmp_path):
     path = tmp_path / "mine.py"
     shutil.copy(EXAMPLE, path)

@@ -8,17 +8,17 @@ import pytest
 
 from sim import config as cfg
 from sim.engine.game import R_ERROR, setup
-from sim.engine.ismcts import ismcts_turn
-from sim.engine.mc import mc_turn
 from sim.engine.paths import scratch_state
 from sim.engine.score import scores
-from sim.engine.search import determinise, hidden_places, search_stream
 from sim.engine.state import END_RUN, POLICY_ISMCTS, POLICY_MC, copy_state, new_state
 from sim.engine.turn import random_turn
 from sim.game import play_batch
 from sim.notation import parse_display, parse_hand_card
 from sim.position import Position, build_state, display_rows
 from sim.rules import RuleOptions
+from strategies.ismcts import ismcts_turn
+from strategies.mc import mc_turn
+from strategies.search import determinise, hidden_places, search_stream
 
 RULES = RuleOptions()
 SEARCHES = [(POLICY_MC, mc_turn), (POLICY_ISMCTS, ismcts_turn)]

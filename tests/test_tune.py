@@ -3,7 +3,14 @@ problem with a known answer, and an interrupted study that continues."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
 from collections import Counter
+from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,13 +19,13 @@ import pytest
 from cli_failures import assert_exit_1
 from typer.testing import CliRunner
 
+from reports.verdict import pairs_needed
 from sim.cards import AXIS_H, AXIS_V, BLANK, PRINT
 from sim.cli import app
 from sim.config import load as load_config
 from sim.tune import candidate, metrics, objective, space, study, table
 from sim.tune.metrics import Value
 from sim.tune.space import Target
-from sim.tune.verdict import decide, pairs_needed
 
 # Only BLANK cards and a RUN line that cannot fill (60 slots, at most 24 cards a player):
 # every turn plays one card and draws one, so with n cards a player (one set aside, three in
@@ -203,16 +210,20 @@ def test_a_bare_directed_kind_alternates_its_axes(tmp_path: Path) -> None:
 
 def test_verdicts_from_intervals() -> None:
     band = Target("first_seat", "heuristic,heuristic", -0.5, 0.5)
-    assert decide(band, Value(0.1, -0.3, 0.4, 100)) == "met"
-    assert decide(band, Value(0.1, -0.6, 0.4, 100)) == "open"
-    assert decide(band, Value(0.9, 0.6, 1.2, 100)) == "missed"
-    assert decide(band, Value(0.0, -0.9, 0.9, 100)) == "open"  # wider than the band
+    assert band.verdict(Value(0.1, -0.3, 0.4, 100)) == "met"
+    assert band.verdict(Value(0.1, -0.6, 0.4, 100)) == "open"
+    assert band.verdict(Value(0.9, 0.6, 1.2, 100)) == "missed"
+    assert band.verdict(Value(0.0, -0.9, 0.9, 100)) == "open"  # wider than the band
     ceiling = Target("tiebreak", "heuristic,heuristic", None, 10.0)
-    assert decide(ceiling, Value(8.0, 7.0, 9.0, 100)) == "met"
-    assert decide(ceiling, Value(12.0, 10.5, 13.0, 100)) == "missed"
+    assert ceiling.verdict(Value(8.0, 7.0, 9.0, 100)) == "met"
+    assert ceiling.verdict(Value(12.0, 10.5, 13.0, 100)) == "missed"
+    floor = Target("a_score", "heuristic,random", 60.0, None)
+    assert floor.verdict(Value(65.0, 61.0, 69.0, 100)) == "met"
+    assert floor.verdict(Value(61.0, 58.0, 64.0, 100)) == "open"
     # 0.25 inside the band, spread 50 points a pair: ((1.96 + 0.84) * 50 / 0.25)^2 pairs
-    assert pairs_needed(band, Value(0.25, 0, 0.5, 1), 50.0) == pytest.approx(313_960, rel=1e-3)
-    assert pairs_needed(band, Value(0.75, 0, 1, 1), 50.0) == float("inf")
+    inside = -band.excess(0.25)
+    assert pairs_needed(inside, 50.0) == pytest.approx(313_960, rel=1e-3)
+    assert pairs_needed(-band.excess(0.75), 50.0) == float("inf")
 
 
 SHIPPED_SPACES = sorted((Path(__file__).parent.parent / "configs" / "tune").glob("*.toml"))
@@ -305,3 +316,219 @@ def test_a_space_smaller_than_the_trials_asked_ends_with_a_note(tmp_path: Path) 
     trials = pl.read_parquet(out / "trials.parquet")
     assert sorted(trials.filter(pl.col("same_as").is_null())["cards.BLANK"]) == [8, 9]
     assert [p.name for p in (out / "candidates").glob("*.toml")] == ["t0001.toml"]  # 9 BLANK
+
+
+class Tags(HTMLParser):
+    """Every element closed in order (void elements aside): a page a browser need not repair."""
+
+    VOID = {"meta", "br", "hr", "img", "input", "link"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.errors: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag) -> None:
+        if not self.open or self.open[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.open[-1:] or 'nothing'}")
+        else:
+            self.open.pop()
+
+
+def report(*args: str):
+    return CliRunner().invoke(app, ["report", *args], prog_name="sim")
+
+
+def test_report_renders_a_tuning_folder(reference: Path, tmp_path: Path) -> None:
+    page_path = tmp_path / "tune.html"
+    result = report(str(reference), "--out", str(page_path))
+    assert result.exit_code == 0, result.output
+    page = page_path.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    tags = Tags()
+    tags.feed(page)
+    assert not tags.errors and not tags.open, (tags.errors, tags.open)
+    front = pl.read_parquet(reference / "front.parquet")
+    rows = re.findall(r"<tr><td class='l'>(t\d{4})[^<]*</td><td>(\d+)</td><td>(\d+)</td>", page)
+    front_rows = {(f"t{r['trial']:04d}", str(r["cards.BLANK"]), str(r["rules.lines"]))
+                  for r in front.iter_rows(named=True)}  # fmt: skip
+    assert set(rows[: front.height]) == front_rows  # the front table comes first
+    assert "11.0 [11.0, 11.0] met" in page  # 9 BLANKs: 2 * 9 - 7 turns, every game
+    assert "yes (" in page  # confirmed on fresh seeds
+    assert "blanks (start)" in page  # the start config beside the candidates
+    assert page.count("<svg") == 2  # one figure per target
+    assert "aria-label='turns[random,random] against the parameters'" in page
+    assert "aria-label='draw[random,random] against the parameters'" in page
+    assert "cards.BLANK" in page and "rules.lines" in page  # every varied parameter's panel
+    assert not re.search(r"\b(src|href)\s*=\s*['\"](?!#)", page)  # self-contained
+
+
+def test_report_of_a_tuning_folder_as_json(reference: Path, tmp_path: Path) -> None:
+    result = report(str(reference), "--out", str(tmp_path / "t.html"), "--json")
+    assert result.exit_code == 0, result.output
+    said = json.loads(result.stdout)
+    assert said["tuning"] is True and said["figures"] == 2
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda out: (out / "front.parquet").unlink(), "no front.parquet yet"),
+        (lambda out: (out / "trials.parquet").write_text("garbage"), "trials.parquet"),
+        (lambda out: (out / "tune.json").unlink(), "no tune.json"),
+        (lambda out: (out / "tune.json").write_text("{"), "tune.json: unreadable"),
+    ],
+    ids=["no-front", "bad-trials", "no-record", "bad-record"],
+)
+def test_report_of_a_bad_tuning_folder_is_one_usage_error(
+    reference: Path, tmp_path: Path, damage, words
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(reference, out, ignore=shutil.ignore_patterns("trials", "confirm"))
+    damage(out)
+    result = report(str(out), "--out", str(tmp_path / "t.html"))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], lines
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "t.html").exists()
+
+
+def test_report_of_a_tuning_folder_whose_space_changed_is_refused(tmp_path: Path) -> None:
+    """The page draws each target's bounds from the space file; a changed file would draw
+    the wrong ones, so it is refused (exit 2)."""
+    path = write_space(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tune.json").write_text(json.dumps(
+        {"space": str(path.resolve()), "hash": "0" * 16, "seed": 0, "storage": None}))  # fmt: skip
+    result = report(str(out), "--out", str(tmp_path / "t.html"))
+    assert result.exit_code == 2
+    assert "has changed since" in result.stderr
+
+
+def _study_points(url: str, loaded) -> list[tuple[int, dict]]:
+    """(trial number, point) of every finished trial measured (not a repeat), from the study."""
+    import optuna
+
+    s = optuna.load_study(study_name=study.study_name(loaded, SEED), storage=url)
+    return sorted((t.number, t.params) for t in s.trials
+                  if t.state.name == "COMPLETE" and "same_as" not in t.user_attrs)  # fmt: skip
+
+
+def test_a_shared_storage_holds_one_study_for_two_folders(reference: Path, tmp_path: Path) -> None:
+    """Two sequential invocations, each with its own --out (two machines), on one --storage
+    URL: the second continues the first's study, which then asks the very points the local
+    reference study asked (the sampler depends on the trial number and the history only)."""
+    path = write_space(tmp_path)
+    url = f"sqlite:///{(tmp_path / 'shared.db').resolve()}"
+    for out, n in (("one", 2), ("two", 3)):
+        result = invoke(str(path), "--out", str(tmp_path / out), "--trials", str(n),
+                        "--seed", str(SEED), "--storage", url)  # fmt: skip
+        assert result.exit_code == 0, result.output
+    assert not (tmp_path / "one" / "study.db").exists()  # the study is in the shared database
+    loaded = space.load(path)
+    points = _study_points(url, loaded)
+    assert len(points) == 3
+    whole = pl.read_parquet(reference / "trials.parquet").filter(pl.col("same_as").is_null())
+    expected = [(r["trial"], {"cards.BLANK": r["cards.BLANK"], "rules.lines": r["rules.lines"]})
+                for r in whole.sort("trial").head(3).iter_rows(named=True)]  # fmt: skip
+    assert points == expected
+    # the second folder played only the trial it added; the first folder's trials stay there
+    assert sorted(p.name for p in (tmp_path / "two" / "trials").iterdir()) == ["t0002"]
+    assert len(list((tmp_path / "one" / "trials").iterdir())) == 2
+
+
+def test_a_tune_on_the_dask_backend_asks_and_measures_as_the_local_one(
+    reference: Path, tmp_path: Path
+) -> None:
+    """`--backend dask` on an in-process cluster (as tests/test_runner.py starts one): the
+    same trials, the same measurements as the local backend's reference study."""
+    distributed = pytest.importorskip("dask.distributed")
+    path, out = write_space(tmp_path), tmp_path / "out"
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    )
+    with cluster:
+        result = invoke(str(path), "--out", str(out), "--trials", "2", "--seed", str(SEED),
+                        "--backend", "dask", "--scheduler", cluster.scheduler_address)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    keep = ["trial", "cards.BLANK", "rules.lines", "turns[random,random]",
+            "draw[random,random]", "draw[random,random]:high", "pairs"]  # fmt: skip
+    got = pl.read_parquet(out / "trials.parquet").sort("trial").select(keep)
+    whole = pl.read_parquet(reference / "trials.parquet").sort("trial").head(got.height)
+    assert got.height == 2 and got.equals(whole.select(keep))
+
+
+def test_two_concurrent_processes_on_one_study_lose_no_trial(tmp_path: Path) -> None:
+    """Two `sim tune` processes started at once on one new shared database: its tables are
+    made once, the start config is played once, and the trials add up to --trials, each
+    played in exactly one folder, none left running (a late ask gives its place back)."""
+    import optuna
+
+    path = write_space(tmp_path)
+    url = f"sqlite:///{(tmp_path / 'shared.db').resolve()}"
+    root = Path(__file__).parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sim",
+                "tune",
+                str(path),
+                "--out",
+                str(tmp_path / name),
+                "--trials",
+                "4",
+                "--seed",
+                str(SEED),
+                "--storage",
+                url,
+                "--workers",
+                "1",
+            ],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for name in ("a", "b")
+    ]
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=900)
+        assert proc.returncode == 0, stderr
+    s = optuna.load_study(study_name=study.study_name(space.load(path), SEED), storage=url)
+    states = Counter(t.state.name for t in s.trials)
+    assert states["RUNNING"] == 0 and states["WAITING"] == 0, states
+    played = [t for t in s.trials if t.state.name == "COMPLETE" and "same_as" not in t.user_attrs]
+    assert len(played) == 4
+    assert sum(bool(t.user_attrs.get("start")) for t in played) == 1
+    folders = Counter(p.name for name in ("a", "b") for p in (tmp_path / name / "trials").iterdir()
+                      if (p / "r0").exists())  # fmt: skip
+    assert folders == Counter(f"t{t.number:04d}" for t in played)  # each in one folder only
+
+
+def test_a_late_ask_gives_way_and_a_second_start_is_given_back() -> None:
+    """The two give-backs of a shared study, on an in-memory one: of two trials asked at
+    once for the last place, the later (higher number) gives way; of two enqueued start
+    configs, the later is the duplicate."""
+    import optuna
+
+    s = optuna.create_study(directions=["minimize"])
+    s.enqueue_trial({"x": 1}, user_attrs={"start": True})
+    s.enqueue_trial({"x": 1}, user_attrs={"start": True})  # a second machine, at once
+    first, second, third = s.ask(), s.ask(), s.ask()
+    assert not study._second_start(s, first) and study._second_start(s, second)
+    assert not study._second_start(s, third)  # not a start config at all
+    # three running, none done: with room for two, only the third ask is past it
+    assert not study._taken(s, first.number, 2) and not study._taken(s, second.number, 2)
+    assert study._taken(s, third.number, 2)
+    s.tell(first, 1.0)  # one point done, two running: room for three takes both
+    assert not study._taken(s, third.number, 3) and study._taken(s, third.number, 2)

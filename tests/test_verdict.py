@@ -7,7 +7,7 @@ import math
 import pytest
 
 from reports import present
-from reports.verdict import chance, decide, more_units
+from reports.verdict import against, chance, decide, more_units, pairs_needed
 from sim.stats import events
 
 SEATS = ("first seat", "second seat")
@@ -117,3 +117,49 @@ def test_a_fitted_table_never_cuts_a_number(columns):
     words = set(text.split())
     for cell in cells:
         assert set(cell.split()) <= words, cell
+
+
+# Ranges and one-sided targets (reports.verdict.against, which `sim tune` decides with):
+# the expectations follow from the definitions alone, met = the interval strictly inside,
+# missed = strictly beyond one bound, open = anything else.
+@pytest.mark.parametrize(
+    ("low", "high", "lower", "upper", "expected"),
+    [
+        (10.6, 11.4, 10.5, 11.5, "met"),  # a range: both ends inside (TOST)
+        (10.4, 11.4, 10.5, 11.5, "open"),  # crosses the lower bound
+        (10.0, 12.0, 10.5, 11.5, "open"),  # wider than the range, centred in it
+        (11.6, 12.0, 10.5, 11.5, "missed"),  # wholly above
+        (9.0, 10.4, 10.5, 11.5, "missed"),  # wholly below
+        (11.5, 12.0, 10.5, 11.5, "open"),  # touching a bound decides nothing
+        (7.0, 9.9, None, 10.0, "met"),  # at most 10: the upper end below it
+        (9.0, 10.1, None, 10.0, "open"),
+        (10.1, 12.0, None, 10.0, "missed"),  # the lower end already above
+        (-50.0, 9.0, None, 10.0, "met"),  # a one-sided target has no far side
+        (61.0, 80.0, 60.0, None, "met"),  # at least 60
+        (59.0, 61.0, 60.0, None, "open"),
+        (40.0, 59.5, 60.0, None, "missed"),
+        (math.nan, 1.0, 0.0, 2.0, "open"),  # no interval, no verdict
+        (1.0, math.nan, None, 2.0, "open"),
+    ],
+)
+def test_against_a_range_or_one_bound(low, high, lower, upper, expected):
+    assert against(low, high, lower, upper) == expected
+
+
+@pytest.mark.parametrize("k", [100_100, 10_400, 9_600, 1_010, 10_100])
+def test_the_board_verdict_is_against_on_the_band(k):
+    """decide and against agree: balanced = met, favours = missed, inconclusive = open."""
+    n = 200_000 if k == 100_100 else (2_000 if k == 1_010 else 20_000)
+    v = decide(games(k, n), "game", 1.0, SEATS)
+    words = {"met": "balanced", "missed": "favours", "open": "inconclusive"}
+    assert v.kind == words[against(v.low, v.high, -0.01, 0.01)]
+
+
+def test_pairs_needed_for_a_fresh_sample_is_the_textbook_formula():
+    # 0.5 points inside the nearest bound, 10 points of spread a pair:
+    # ((1.959964 + 0.841621) * 10 / 0.5)^2 = 56.0317^2 = 3,139.6 pairs
+    assert pairs_needed(0.5, 10.0) == pytest.approx(3_139.6, rel=1e-4)
+    assert pairs_needed(0.5, 0.0) == 2.0  # no spread: the smallest sample with an interval
+    assert pairs_needed(0.0, 10.0) == math.inf  # on the bound: no size decides
+    assert pairs_needed(-1.0, 10.0) == math.inf  # outside: nothing to confirm
+    assert pairs_needed(0.5, math.inf) == math.inf

@@ -6,12 +6,10 @@ import numpy as np
 
 from sim.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.board import place
-from sim.engine.cpu import cpu_turn
 from sim.engine.hands import draw
 from sim.engine.jit import entry, kernel
 from sim.engine.rng import advance, below, chance_int, mix
 from sim.engine.score import controller
-from sim.engine.seats import seat_turn
 from sim.engine.state import (
     MAX_LINES,
     NO_CARD,
@@ -243,17 +241,6 @@ def setup(
     deal(s, kinds, axes, first_option)
 
 
-@kernel
-def seat_policies(s, policies, budgets, swapped):
-    """Strategies A and B (policies[0], policies[1], with their budgets) into their seats;
-    B sits first in the second game of a seat-swapped pair."""
-    a, b = (1, 0) if swapped else (0, 1)
-    s.policy[s.first] = policies[a]
-    s.policy[1 - s.first] = policies[b]
-    s.budget[s.first] = budgets[a]
-    s.budget[1 - s.first] = budgets[b]
-
-
 @entry
 def play_random_games(
     s,
@@ -292,51 +279,5 @@ def play_random_games(
         )
         while s.ended == ONGOING and s.error == 0:
             canonical_turn(s)
-        record(s, out[g], cards[g])
-    return 0
-
-
-@entry
-def play_games(
-    s,
-    kinds,
-    axes,
-    lines,
-    capacity,
-    free,
-    first_option,
-    cpu_level,
-    cpu_numeric,
-    visibility,
-    policies,
-    budgets,
-    seeds,
-    swapped,
-    out,
-    cards,
-):
-    """Play one game per seed, each seat driven by its built-in policy (or the CPU card);
-    a result row in out and card counts in cards."""
-    for g in range(seeds.shape[0]):
-        setup(
-            s,
-            kinds,
-            axes,
-            lines,
-            capacity,
-            free,
-            first_option,
-            cpu_level,
-            cpu_numeric,
-            visibility,
-            seeds[g],
-            swapped[g],
-        )
-        seat_policies(s, policies, budgets, swapped[g])
-        while s.ended == ONGOING and s.error == 0:
-            if s.mover == s.cpu:
-                cpu_turn(s)
-            else:
-                seat_turn(s)
         record(s, out[g], cards[g])
     return 0

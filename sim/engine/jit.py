@@ -10,13 +10,19 @@ import numba
 
 DISABLED = bool(numba.config.DISABLE_JIT)
 _ENGINE = Path(__file__).resolve().parent
-# What the compiled code is built from: numba's cache only watches each function's own
-# file, so an edit to a callee or a dtype in another file would leave stale code behind.
-_SOURCES = sorted(_ENGINE.glob("*.py")) + [_ENGINE.parent / "cards.py"]
+_SIM = _ENGINE.parent
+# What the compiled code is built from: the rules, the built-in players (strategies/) and
+# the loop joining them. numba's cache only watches each function's own file, so an edit
+# to a callee or a dtype in another file would leave stale code behind.
+_SOURCES = (
+    sorted(_ENGINE.glob("*.py"))
+    + [_SIM / "cards.py", _SIM / "compiled_loop.py"]
+    + sorted((_SIM.parent / "strategies").glob("*.py"))
+)
 
 
 def fingerprint() -> str:
-    """A short digest of every engine source and the numba version."""
+    """A short digest of every compiled source (_SOURCES) and the numba version."""
     digest = hashlib.sha256(numba.__version__.encode())
     for path in _SOURCES:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -1,8 +1,9 @@
 """Confirmation: the trials whose estimates meet every target are played again on fresh
 seeds (one confirmation seed, the same for every candidate and the start config), with as
-many pairs as the sample-size estimate says the verdicts need (verdict.pairs_needed, capped
-at search.confirm_max_pairs). Only a candidate whose every target is then met, its whole
-interval inside, is confirmed. Results are kept in the study (user attrs confirm:N).
+many pairs as the sample-size estimate says the verdicts need (pairs_needed of
+reports/verdict.py, capped at search.confirm_max_pairs). Only a candidate whose every target
+is then met, its whole interval inside, is confirmed. Results are kept in the study (user
+attrs confirm:N).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.tune import candidate, metrics, objective, verdict
+from reports.verdict import pairs_needed
+from sim.tune import candidate, metrics, objective
 from sim.tune.objective import Evaluation, Runner
 from sim.tune.space import Space
 
@@ -26,7 +28,7 @@ def evaluation(trial) -> Evaluation:
 
 def needed(space: Space, e: Evaluation) -> float:
     """Pairs the least certain target needs to be decided (inf when one is missed)."""
-    return max(verdict.pairs_needed(t, e.value(t), e.spread(t)) for t in space.targets)
+    return max(pairs_needed(-e.excess(t), e.spread(t)) for t in space.targets)
 
 
 def candidates(space: Space, trials: list) -> list:
@@ -82,7 +84,7 @@ def replay(space: Space, config: Path, name: str, pairs: int, need: float, out: 
     runner(config, space.matchups, pairs, objective.derived_seed(seed, 1), run)
     values = objective.measured(metrics.tallies(run))
     e = Evaluation(values, pairs, 1, False)
-    verdicts = {t.name: verdict.decide(t, e.value(t)) for t in space.targets}
+    verdicts = {t.name: t.verdict(e.value(t)) for t in space.targets}
     return Confirmation(name, pairs, need, values, verdicts)
 
 

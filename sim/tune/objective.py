@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.tune import candidate, metrics, verdict
+from sim.tune import candidate, metrics
 from sim.tune.space import Space, Target
 
 Runner = Callable[[Path, tuple[str, ...], int, int, Path], None]
@@ -99,7 +99,7 @@ def evaluate(
 
 def clear_miss(space: Space, evaluation: Evaluation) -> bool:
     """Some target's interval lies wholly outside it."""
-    return any(verdict.decide(t, evaluation.value(t)) == "missed" for t in space.targets)
+    return any(t.verdict(evaluation.value(t)) == "missed" for t in space.targets)
 
 
 CHUNKS_PER_CELL = 4  # from the games alone, so a rerun on another machine continues the run

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from sim.tune import verdict
 from sim.tune.objective import Evaluation
 from sim.tune.space import Space
 
@@ -32,7 +31,7 @@ def reporter(space: Space, trials: int) -> Callable[[int, object, Evaluation, fl
         for t in space.targets:
             v = e.value(t)
             parts.append(f"{t.name} {v.value:.1f} [{v.low:.1f}, {v.high:.1f}] "
-                         f"{verdict.decide(t, v)}")  # fmt: skip
+                         f"{t.verdict(v)}")  # fmt: skip
         early = " (stopped early)" if e.stopped_early else ""
         (missed, _), best = seen["best"]
         print(

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reports.verdict import against
 from sim.cards import (
     AXIS_H,
     AXIS_LETTERS,
@@ -26,6 +27,7 @@ from sim.config import MAX_CARDS, MIN_DECK, Config, ConfigError, find, read_toml
 from sim.config import load as load_config
 from sim.players import PlayerError, parse_players
 from sim.rules import RuleError, RuleOptions
+from sim.tune.metrics import Value
 
 METRICS = {
     "first_seat": "first seat's score - 50%, points (a draw half a win)",
@@ -90,6 +92,11 @@ class Target:
             centre, half = (self.low + self.high) / 2, (self.high - self.low) / 2
             return abs(value - centre) - half
         return value - self.high if self.high is not None else self.low - value
+
+    def verdict(self, v: Value) -> str:
+        """'met', 'missed' or 'open' for the metric's 95% interval, by the board's rule
+        (reports/verdict.py), so `sim tune` and `sim summary` never disagree."""
+        return against(v.low, v.high, self.low, self.high)
 
     def text(self) -> str:
         """'first_seat[heuristic,heuristic] in [-0.5, 0.5]' etc."""

@@ -54,13 +54,7 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
                 f"{out / STUDY_FILE} holds study {others[0]} (another space file, space or "
                 f"seed than {name}); tune into another --out DIR"
             )
-    directions = ["minimize"] * len(space.objectives)
-    try:
-        study = optuna.create_study(
-            storage=url, study_name=name, directions=directions, load_if_exists=True
-        )
-    except Exception as exc:  # a bad URL, an unreachable or foreign database
-        raise StudyError(f"--storage {url}: cannot open the study: {exc}") from None
+    study = _create(optuna, url, name, ["minimize"] * len(space.objectives))
     from sim.provenance import source_hash
 
     played_by = study.user_attrs.get("sim_source")
@@ -77,6 +71,29 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
         if start is not None:
             study.enqueue_trial(start, user_attrs={"start": True})
     return study
+
+
+CREATE_TRIES = 5
+"""Opening attempts: two machines starting on a new shared database race to create its tables
+and stamp its schema version; the loser finds them made on a later try."""
+
+RACES = ("already exists", "UNIQUE constraint failed", "database is locked")
+"""What losing that race says (sqlite through SQLAlchemy: a table, the alembic version row)."""
+
+
+def _create(optuna, url: str, name: str, directions: list[str]):
+    import time
+
+    for attempt in range(CREATE_TRIES):
+        try:
+            return optuna.create_study(
+                storage=url, study_name=name, directions=directions, load_if_exists=True
+            )
+        except Exception as exc:  # a bad URL, an unreachable or foreign database
+            if not any(r in str(exc) for r in RACES) or attempt + 1 == CREATE_TRIES:
+                raise StudyError(f"--storage {url}: cannot open the study: {exc}") from None
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 def sampler(space: Space, seed: int, number: int, explore: bool = False):
@@ -158,9 +175,34 @@ def _next(study, space: Space, seed: int, me: str, storage: str | None, trials: 
         return optuna.trial.Trial(study, mine[0]._trial_id), distinct
     study.sampler = sampler(space, seed, len(all_trials), explore=repeats > 0)
     trial = study.ask()
+    if _taken(study, trial.number, trials):
+        study.tell(trial, state=states.FAIL)  # given back unplayed: the study is full
+        return None, distinct
+    if _second_start(study, trial):
+        study.tell(trial, state=states.FAIL)  # given back unplayed: another plays the start
+        return _next(study, space, seed, me, storage, trials)
     trial.set_user_attr("owner", me)
     trial.set_user_attr("pid", os.getpid())
     return trial, distinct
+
+
+def _taken(study, number: int, trials: int) -> bool:
+    """Another machine asked for the last place between our count and our ask: the points
+    finished and the trials running with a lower number fill the study, so this one (the
+    later ask) gives way."""
+    from optuna.trial import TrialState
+
+    now = study.get_trials(deepcopy=False)
+    done = sum(t.state == TrialState.COMPLETE and "same_as" not in t.user_attrs for t in now)
+    return done + sum(t.state == TrialState.RUNNING and t.number < number for t in now) >= trials
+
+
+def _second_start(study, trial) -> bool:
+    """The start config enqueued twice: two machines opened a new shared study at once."""
+    if not trial.user_attrs.get("start"):
+        return False
+    return any(t.user_attrs.get("start") and t.number < trial.number
+               for t in study.get_trials(deepcopy=False))  # fmt: skip
 
 
 def _trailing_repeats(done: list) -> int:

@@ -13,7 +13,6 @@ import math
 import shutil
 from pathlib import Path
 
-from sim.tune import verdict
 from sim.tune.confirm import START, Confirmation, evaluation
 from sim.tune.space import Space
 
@@ -58,7 +57,7 @@ def rows(space: Space, trials: list, confirmations: dict[str, Confirmation]) -> 
                 f"{target.name}": v.value,
                 f"{target.name}:low": v.low,
                 f"{target.name}:high": v.high,
-                f"{target.name}:search": verdict.decide(target, v),
+                f"{target.name}:search": target.verdict(v),
             }
         c = confirmations.get(f"t{t.number:04d}")
         row["confirm_pairs"] = c.pairs if c else None
@@ -113,9 +112,7 @@ def render(space: Space, front_trials: list, confirmations: dict[str, Confirmati
     table.add_column("confirmed")
     for t in front_trials:
         e = evaluation(t)
-        verdicts = {
-            target.name: verdict.decide(target, e.value(target)) for target in space.targets
-        }
+        verdicts = {target.name: target.verdict(e.value(target)) for target in space.targets}
         c = confirmations.get(f"t{t.number:04d}")
         status = ("yes" if c.confirmed else "no") + f" ({c.pairs:,} pairs)" if c else "-"
         table.add_row(

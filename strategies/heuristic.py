@@ -1,7 +1,7 @@
 """The `heuristic` strategy: greedy's one-ply move search with a positional evaluation.
 
 Every legal move, with every sub-decision of its chain (PRINT, PASTE, GOSUB), is tried on
-a copy as greedy does (engine/greedy.py), and the position after it is valued from the
+a copy as greedy does (greedy.py), and the position after it is valued from the
 mover's side:
 
 - **Game over** (the RUN line is full, or the mover's LOAD cannot reach 3 cards): the result,
@@ -38,11 +38,11 @@ import numpy as np
 
 from sim.cards import BLANK, IFTHEN, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.greedy import play_move, play_on_copy
 from sim.engine.jit import kernel
 from sim.engine.paths import advance, scratch_state
 from sim.engine.state import MAX_DEPTH, NO_CARD, POLICY_HEURISTIC
 from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line_masks
+from strategies.greedy import play_move, play_on_copy
 
 WIN = 10000.0
 # weight indexes: shares of a line's value (POT, LEAD2, LEAD3, SAVED), the reply's weights

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from sim.engine.greedy import greedy_turn
-from sim.engine.heuristic import heuristic_turn
-from sim.engine.ismcts import ismcts_turn
 from sim.engine.jit import inlined
-from sim.engine.mc import mc_turn
 from sim.engine.state import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_ISMCTS, POLICY_MC
 from sim.engine.turn import random_turn
+from strategies.greedy import greedy_turn
+from strategies.heuristic import heuristic_turn
+from strategies.ismcts import ismcts_turn
+from strategies.mc import mc_turn
 
 
 @inlined

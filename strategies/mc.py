@@ -13,14 +13,14 @@ import numpy as np
 
 from sim.engine.jit import kernel
 from sim.engine.paths import scratch_state
-from sim.engine.search import (
+from sim.engine.state import POLICY_MC, POLICY_RANDOM
+from strategies.search import (
     determinise,
     pass_turn,
     play_move,
     rollout,
     search_start,
 )
-from sim.engine.state import POLICY_MC, POLICY_RANDOM
 
 MARGIN_WEIGHT = 0.002  # a point of margin is worth this much win probability (breaks ties)
 

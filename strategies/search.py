@@ -12,7 +12,6 @@ import numpy as np
 from sim.cards import ENTER, GOSUB, PASTE, PRINT
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.greedy import play_on_copy
 from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.paths import scratch_state
@@ -36,6 +35,7 @@ from sim.engine.turn import (
     line_masks,
     put_card,
 )
+from strategies.greedy import play_on_copy
 
 MAX_MOVES = 512  # more legal moves than this in one turn are not considered
 M_INDEX, M_LINE, M_DIR, M_LEN, M_PATH = 0, 1, 2, 3, 4  # M_LEN: decisions in the path

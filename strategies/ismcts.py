@@ -18,10 +18,12 @@ import numpy as np
 
 from sim.engine.cpu import cpu_turn
 from sim.engine.jit import kernel
-from sim.engine.mc import rounds_for
 from sim.engine.paths import scratch_state
 from sim.engine.rng import mix
-from sim.engine.search import (
+from sim.engine.state import ONGOING, POLICY_ISMCTS, POLICY_RANDOM
+from sim.engine.turn import begin_turn
+from strategies.mc import rounds_for
+from strategies.search import (
     M_DIR,
     M_INDEX,
     M_LEN,
@@ -37,8 +39,6 @@ from sim.engine.search import (
     rollout_to_end,
     search_start,
 )
-from sim.engine.state import ONGOING, POLICY_ISMCTS, POLICY_RANDOM
-from sim.engine.turn import begin_turn
 
 EXPLORE = 0.4  # UCB exploration constant for values in [0, 1] (0.3-0.5 measured best)
 MARGIN_WEIGHT = 0.002  # as in mc: a point of margin breaks ties between equal outcomes
