@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from sim.cards import CONT, DOWN, END, LEFT, RIGHT, UP
+import numpy as np
+
+from sim.cards import CONT, DIR_NONE, DOWN, END, LEFT, RIGHT, UP
 from sim.engine.jit import kernel
-from sim.engine.state import ERR_OVERFLOW, MAX_COLS, NO_CARD
+from sim.engine.state import ERR_OVERFLOW, MAX_COLS, MAX_LINES, NO_CARD
+
+# The step to a card's target per direction, as tables: a random card's direction is
+# unpredictable, and a lookup replaces a chain of mispredicted branches. No direction steps
+# above the top line, so an undirected card's "target" is out of bounds like (-1, -1) was.
+_STEP_LINE = np.zeros(5, np.int64)
+_STEP_COL = np.zeros(5, np.int64)
+_STEP_LINE[DIR_NONE], _STEP_LINE[UP], _STEP_LINE[DOWN] = -2 * MAX_LINES, -1, 1
+_STEP_COL[LEFT], _STEP_COL[RIGHT] = -1, 1
 
 
 @kernel
@@ -22,26 +32,26 @@ def in_bounds(s, line, col):
 
 @kernel
 def neighbour(line, col, direction):
-    """The slot a card at (line, col) points to."""
-    if direction == LEFT:
-        return line, col - 1
-    if direction == RIGHT:
-        return line, col + 1
-    if direction == UP:
-        return line - 1, col
-    if direction == DOWN:
-        return line + 1, col
-    return -1, -1
+    """The slot a card at (line, col) points to (out of bounds for no direction)."""
+    return line + _STEP_LINE[direction], col + _STEP_COL[direction]
 
 
 @kernel
 def is_shut(s, line):
     """RULES.md 5.10: the right-most card of the line is an END pointing right."""
+    return ((s.shut >> line) & 1) != 0
+
+
+@kernel
+def update_shut(s, line):
+    """Keep s.shut's bit for a line whose right-most card changed: one bit test per
+    is_shut instead of a chain of four dependent loads on every turn's open-line check."""
+    s.shut &= ~(1 << line)
     width = s.width[line]
-    if width == 0:
-        return False
-    cid = s.grid[line, width - 1]
-    return s.kind[cid] == END and s.dirn[cid] == RIGHT
+    if width > 0:
+        cid = s.grid[line, width - 1]
+        if s.kind[cid] == END and s.dirn[cid] == RIGHT:
+            s.shut |= 1 << line
 
 
 @kernel
@@ -72,6 +82,7 @@ def place(s, cid, line, col):
     s.count[line] += 1
     if col >= s.width[line]:
         s.width[line] = col + 1
+        update_shut(s, line)
     if col == s.gap[line]:
         gap = col + 1
         while gap < MAX_COLS and s.grid[line, gap] != NO_CARD:
@@ -95,6 +106,7 @@ def lift(s, line, col):
         while width > 0 and s.grid[line, width - 1] == NO_CARD:
             width -= 1
         s.width[line] = width
+        update_shut(s, line)
     return cid
 
 

@@ -7,6 +7,7 @@ loop that moves on to the placed card instead of a recursion.
 from __future__ import annotations
 
 from sim.cards import (
+    BLANK,
     CUT,
     DELETE,
     DOWN,
@@ -33,7 +34,7 @@ from sim.engine.rng import chance_int
 from sim.engine.state import NO_CARD, POLICY_PATH
 
 
-@kernel
+@inlined  # LLVM kept it a call from each command (asm), on the path of every command card
 def movable(s, line, col):
     """In bounds, holding a card, and that card not saved."""
     if not in_bounds(s, line, col):
@@ -42,7 +43,7 @@ def movable(s, line, col):
     return cid != NO_CARD and not s.saved[cid]
 
 
-@kernel
+@inlined  # as movable: on the path of every PRINT
 def empty_slot(s, line, col):
     return in_bounds(s, line, col) and s.grid[line, col] == NO_CARD
 
@@ -63,6 +64,8 @@ def execute(s, digit, line, col):
     while True:
         cid = s.grid[line, col]
         kind = s.kind[cid]
+        if kind == BLANK:  # most cards played: skip the target and the command chain
+            return
         t_line, t_col = neighbour(line, col, s.dirn[cid])
         placed = False
         if kind == PRINT or kind == PASTE:

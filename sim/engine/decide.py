@@ -8,7 +8,9 @@ L R U D, lines top to bottom, cut cards oldest first) so a choice is an index.
 
 from __future__ import annotations
 
-from sim.cards import AXIS_H, AXIS_NONE, DIR_NONE, LEFT, UP
+import numpy as np
+
+from sim.cards import AXIS_H, AXIS_NONE, AXIS_V, DIR_NONE, LEFT, UP
 from sim.engine.board import can_enter, leftmost_empty
 from sim.engine.jit import kernel
 from sim.engine.paths import path_choice
@@ -16,6 +18,16 @@ from sim.engine.rng import strategy_int
 from sim.engine.state import ERR_ILLEGAL, POLICY_PATH, POLICY_RANDOM, POLICY_SCRIPT, SCRIPT_LINE
 
 ASK_DIR, ASK_HAND, ASK_CUT, ASK_LINE = 1, 2, 3, 4  # what a decision is about
+
+# [free, axis]: how many directions a card may point and the first of them (the others
+# follow it in L R U D order). Lookups, because a random card's axis is unpredictable and
+# each branch on it mispredicted.
+_N_DIRS = np.array([[1, 2, 2], [1, 4, 4]], np.int64)
+_FIRST_DIR = np.zeros((2, 3), np.int64)
+_FIRST_DIR[:, AXIS_NONE] = DIR_NONE
+_FIRST_DIR[:, AXIS_H] = LEFT
+_FIRST_DIR[0, AXIS_V] = UP
+_FIRST_DIR[1, AXIS_V] = LEFT
 
 
 @kernel
@@ -39,19 +51,13 @@ def pick(s, digit, n):
 @kernel
 def n_dirs(s, cid):
     """How many directions the card may point (1 for undirected cards)."""
-    if s.axis[cid] == AXIS_NONE:
-        return 1
-    return 4 if s.free else 2
+    return _N_DIRS[s.free, s.axis[cid]]
 
 
 @kernel
 def nth_dir(s, cid, k):
     """The k-th allowed direction, in the order L, R, U, D."""
-    if s.axis[cid] == AXIS_NONE:
-        return DIR_NONE
-    if s.free or s.axis[cid] == AXIS_H:
-        return LEFT + k
-    return UP + k
+    return _FIRST_DIR[s.free, s.axis[cid]] + k
 
 
 @kernel

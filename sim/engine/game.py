@@ -40,6 +40,7 @@ def clear(s, lines, capacity, free):
     s.count[:] = 0
     s.width[:] = 0
     s.gap[:] = 0
+    s.shut = 0
     s.saved[:] = 0
     s.dirn[:] = 0
     s.drawn[:, :] = 0

@@ -19,8 +19,10 @@ def hand_add(s, digit, cid):
 def hand_remove(s, digit, index):
     """Take the index-th card out of a hand, keeping the others in order; returns its id."""
     cid = s.hand[digit, index]
-    for i in range(index, s.hand_len[digit] - 1):
-        s.hand[digit, i] = s.hand[digit, i + 1]
+    # every slot from the front, with a select: the loop's length no longer depends on the
+    # random index (its exit mispredicted), only on the hand size
+    for i in range(s.hand_len[digit] - 1):
+        s.hand[digit, i] = s.hand[digit, i + 1] if i >= index else s.hand[digit, i]
     s.hand_len[digit] -= 1
     return cid
 

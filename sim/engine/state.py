@@ -48,6 +48,7 @@ STATE_DTYPE = np.dtype(
         ("count", np.int16, (MAX_LINES,)),  # cards per line
         ("width", np.int16, (MAX_LINES,)),  # 1 + right-most occupied column
         ("gap", np.int16, (MAX_LINES,)),  # left-most empty column, kept up to date to avoid scans
+        ("shut", np.int64),  # bit per line: shut by an END (5.10), kept up to date by place/lift
         ("kind", np.uint8, (MAX_CARDS,)),
         ("axis", np.uint8, (MAX_CARDS,)),
         ("face", np.uint8, (MAX_CARDS,)),

@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from sim.cards import CONT
 from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty
 from sim.engine.commands import execute, put_down
 from sim.engine.decide import choose_dir, dir_allowed, n_dirs, nth_dir
 from sim.engine.hands import draw, hand_remove
 from sim.engine.jit import inlined, kernel
-from sim.engine.rng import strategy_int
+from sim.engine.rng import advance, below, mix
 from sim.engine.state import (
     END_DECK_OUT,
     END_RUN,
     END_STALLED,
     ERR_ILLEGAL,
+    MAX_LINES,
 )
 
 HAND_SIZE = 3
+
+
+def _nth_bit_table() -> np.ndarray:
+    """[mask, k]: position of the k-th set bit of a line mask (lines < MAX_LINES)."""
+    table = np.zeros((1 << MAX_LINES, MAX_LINES), np.int64)
+    for mask in range(1 << MAX_LINES):
+        bits = [pos for pos in range(MAX_LINES) if mask >> pos & 1]
+        table[mask, : len(bits)] = bits
+    return table
+
+
+# A lookup instead of a bit walk whose length is random: its exit branch mispredicted.
+_NTH_LINE = _nth_bit_table()
 
 
 @inlined
@@ -75,47 +91,52 @@ def popcount(mask):
     return n
 
 
-@kernel
-def nth_bit(mask, k):
-    """Position of the k-th set bit (0-based) of mask."""
-    pos = 0
-    while True:
-        if mask & (1 << pos):
-            if k == 0:
-                return pos
-            k -= 1
-        pos += 1
-
-
 @inlined
 def random_input(s, digit, forced, canonical):
     """RULES.md 9: a playable card uniformly, then a legal line, then a direction.
 
-    Returns (hand index, line, direction), or index -1 to pass. canonical: the seat is
+    Returns (hand index, line, column, direction), or index -1 to pass. canonical: the seat is
     known to be random, so the direction is drawn here (the draw choose_dir would make)
     instead of in a call that also serves scripts and paths (measured ~6% of a turn).
     """
     plain, cont = line_masks(s)
     playable = 0
     for i in range(s.hand_len[digit]):
-        if card_lines(s, s.hand[digit, i], forced, plain, cont):
-            playable += 1
+        playable += card_lines(s, s.hand[digit, i], forced, plain, cont) != 0
     if playable == 0:
-        return -1, -1, 0
-    k = strategy_int(s, digit, playable)
+        return -1, -1, -1, 0
+    # The turn's draws at once: the stream's steps do not depend on the choices, so the
+    # mixes run side by side, not one after another on the turn's critical path.
+    x_card = advance(s.srng[digit])
+    x_line = advance(x_card)
+    x_dir = advance(x_line)
+    s.srng[digit] = x_dir if canonical else x_line
+    k = below(mix(x_card), playable)
+    # the k-th playable card by selects over the whole hand, not an exit at a random index
+    # (a mispredicted branch every turn)
+    index = 0
+    mask = 0
     for i in range(s.hand_len[digit]):
-        mask = card_lines(s, s.hand[digit, i], forced, plain, cont)
-        if mask:
-            if k == 0:
-                line = nth_bit(mask, strategy_int(s, digit, popcount(mask)))
-                cid = s.hand[digit, i]
-                if canonical:
-                    direction = nth_dir(s, cid, strategy_int(s, digit, n_dirs(s, cid)))
-                else:
-                    direction = choose_dir(s, digit, cid, -1)
-                return i, line, direction
-            k -= 1
-    return -1, -1, 0
+        lines = card_lines(s, s.hand[digit, i], forced, plain, cont)
+        take = (lines != 0) & (k == 0)
+        index = i if take else index
+        mask = lines if take else mask
+        k -= lines != 0
+    line = _NTH_LINE[mask, below(mix(x_line), popcount(mask))]
+    cid = s.hand[digit, index]
+    if canonical:
+        direction = nth_dir(s, cid, below(mix(x_dir), n_dirs(s, cid)))
+    else:  # a script or a path may choose the direction: the stream goes on from x_line
+        direction = choose_dir(s, digit, cid, -1)
+    # the slot from the masks (a shut line is only ever in cont), not a second is_shut:
+    # its chain of dependent loads sat on every turn's path
+    if forced:
+        col = s.forced_col
+    elif (cont >> line) & 1:
+        col = s.width[line]
+    else:
+        col = s.gap[line]
+    return index, line, col, direction
 
 
 @kernel
@@ -134,13 +155,19 @@ def play_card(s, digit, index, line, direction, forced):
 @inlined
 def put_card(s, digit, index, line, direction, forced):
     """INPUT and EXECUTE of a hand card already known to be legal there."""
-    cid = s.hand[digit, index]
     if forced:
         col = s.forced_col
     elif is_shut(s, line):
         col = s.width[line]
     else:
         col = s.gap[line]
+    put_card_at(s, digit, index, line, col, direction)
+
+
+@inlined
+def put_card_at(s, digit, index, line, col, direction):
+    """put_card with the slot already found."""
+    cid = s.hand[digit, index]
     s.forced_line = -1
     s.last[0] = cid
     s.last[1] = line
@@ -196,9 +223,9 @@ def canonical_turn(s):
 def any_turn(s, canonical):
     digit = s.mover
     forced = begin_turn(s, digit)
-    index, line, direction = random_input(s, digit, forced, canonical)
+    index, line, col, direction = random_input(s, digit, forced, canonical)
     if index >= 0:
-        put_card(s, digit, index, line, direction, forced)
+        put_card_at(s, digit, index, line, col, direction)
     finish_turn(s, digit, index < 0, True)
 
 
