@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from sim.config import Config
-from sim.engine.game import play_random_games, setup
+from sim.engine.game import setup
 from sim.engine.state import END_REASONS, new_state
 from sim.python_loop import EngineError, Turn
 
@@ -61,10 +61,7 @@ def play_batch(
     rules = config.engine_args(cpu_level)
     seats = (np.asarray(policies, dtype=np.int8), np.asarray(budgets, dtype=np.int32))
     loop = game_loop(policies, cpu_level)
-    if loop is play_random_games:  # the engine's own loop takes the rules spread out
-        loop(state, *rules, *seats, seeds, flags, out, cards)
-    else:
-        loop(state, rules, seats, seeds, flags, out, cards)
+    loop(state, rules, seats, seeds, flags, out, cards)
     return out, cards
 
 

@@ -103,10 +103,12 @@ def cpu_or_any(s):
 def turn_for(policy: int):
     """The compiled turn of one built-in policy, for callers in Python (the Python loop,
     the conformance suite): calling it compiles that player alone, not every tier."""
-    turns = {
-        POLICY_GREEDY: greedy_turn,
-        POLICY_HEURISTIC: heuristic_turn,
-        POLICY_MC: mc_turn,
-        POLICY_ISMCTS: ismcts_turn,
-    }
-    return turns.get(int(policy), random_turn)
+    return _TURNS.get(int(policy), random_turn)
+
+
+_TURNS = {
+    POLICY_GREEDY: greedy_turn,
+    POLICY_HEURISTIC: heuristic_turn,
+    POLICY_MC: mc_turn,
+    POLICY_ISMCTS: ismcts_turn,
+}

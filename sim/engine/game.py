@@ -242,41 +242,12 @@ def setup(
 
 
 @entry
-def play_random_games(
-    s,
-    kinds,
-    axes,
-    lines,
-    capacity,
-    free,
-    first_option,
-    cpu_level,
-    cpu_numeric,
-    visibility,
-    policies,
-    budgets,
-    seeds,
-    swapped,
-    out,
-    cards,
-):
-    """play_games for random against random without the CPU: its own loop, so a random run
-    compiles (and loads) only the rules and the random turn, and no turn asks whose it is."""
+def play_random_games(s, rules, seats, seeds, swapped, out, cards):
+    """Random against random without the CPU: its own loop, so a random run compiles (and
+    loads) only the rules and the random turn, and no turn asks whose it is. rules is
+    Config.engine_args(0) as one tuple and seats (policies, budgets), as every loop takes."""
     for g in range(seeds.shape[0]):
-        setup(
-            s,
-            kinds,
-            axes,
-            lines,
-            capacity,
-            free,
-            first_option,
-            0,
-            cpu_numeric,
-            visibility,
-            seeds[g],
-            swapped[g],
-        )
+        setup(s, *rules, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             canonical_turn(s)
         record(s, out[g], cards[g])
