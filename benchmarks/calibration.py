@@ -2,10 +2,15 @@
 first-seat rate, A's score and the draw rate cover the truth, and how often an A/A
 `compare --fail-on-change` between two master seeds fires.
 
-    python benchmarks/calibration.py --reps 400 --pairs 500 --truth-pairs 100000
+    python benchmarks/calibration.py --reps 1000 --pairs 5000 --truth-pairs 1000000
 
 The truth is one large run (its own master seed); A's score is exactly 1/2 by symmetry
-when a strategy plays itself. The repetitions are one run of reps * pairs seat-swapped
+when a strategy plays itself. Draws are rare on base (about 0.2% of games), and a rate
+with a handful of events has a step-shaped coverage: at 500 pairs (about 2 draws a run)
+the Wilson interval covers 92% or 97% depending on where the truth falls between two
+counts, as every non-randomised interval does. Hence 5,000 pairs a run (10,000 games,
+about 22 draws) and a truth from 1,000,000 pairs, whose own error (1.5% of the draw rate)
+stays well inside one step. The repetitions are one run of reps * pairs seat-swapped
 pairs split into reps groups by pair index: pairs are independent, so the groups are
 independent samples, each tallied by the workers' own code (tables.count_games) and turned
 into intervals by the function that writes winrates.parquet (summaries.winrates). Two
@@ -42,14 +47,17 @@ class Calibration:
 
 
 def play_pairs(config, a: str, b: str, key: int, pairs: int) -> np.ndarray:
-    """Engine result rows of `pairs` seat-swapped pairs (games 2i, 2i+1 share a seed)."""
+    """Engine result rows of `pairs` seat-swapped pairs (games 2i, 2i+1 share a seed), a
+    deterministic self-play pair played once and recorded twice as the workers do."""
     from sim.game import play_matchup
     from sim.runner.seeds import game_seeds
+    from sim.runner.worker import replays
 
-    seeds = game_seeds(key, 0, pairs).repeat(2)
+    seeds = game_seeds(key, 0, pairs)
+    if replays(a, b):
+        return play_matchup(config, a, b, seeds)[0].repeat(2, axis=0)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), pairs)
-    out, _ = play_matchup(config, a, b, seeds, swapped)
-    return out
+    return play_matchup(config, a, b, seeds.repeat(2), swapped)[0]
 
 
 def winrate_rows(cell, out: np.ndarray, pairs: int) -> list[dict]:
@@ -161,9 +169,9 @@ def table(results: list[Calibration]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=400, help="repetitions per match-up")
-    parser.add_argument("--pairs", type=int, default=500, help="seat-swapped pairs per repetition")
-    parser.add_argument("--truth-pairs", type=int, default=100_000, help="pairs of the truth run")
+    parser.add_argument("--reps", type=int, default=1000, help="repetitions per match-up")
+    parser.add_argument("--pairs", type=int, default=5000, help="seat-swapped pairs per repetition")
+    parser.add_argument("--truth-pairs", type=int, default=1_000_000, help="pairs of the truth run")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--matchup", action="append", help="default: the four of issue #12")
     args = parser.parse_args()
