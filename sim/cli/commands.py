@@ -294,8 +294,10 @@ def show(
     ] = True,
     decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
-    """Play one game and print it turn by turn in position notation (docs/RULES.md 12);
-    with --run, a run's game as it was played (--config and --players choose its cell)."""
+    """Play one game and print it turn by turn in position notation (docs/RULES.md 12).
+
+    With --run RUN_DIR --game N: a run's game as it was played, seed and seats from the run.
+    --config and --players choose the cell of a run with several."""
     from sim.guard import timeout
     from sim.players import PlayerError, parse_players
     from sim.python_loop import EngineError, StrategyError
