@@ -79,7 +79,8 @@ class Seeding:
         if not (self.stored or other.stored):
             ka = {self.keys.get(m) for m in fa["matchup"].cast(pl.String).unique()}
             kb = {other.keys.get(m) for m in fb["matchup"].cast(pl.String).unique()}
-            return len(ka) == 1 and ka == kb and _unpaired(fa).equals(_unpaired(fb))
+            known = len(ka) == 1 and None not in ka
+            return known and ka == kb and _unpaired(fa).equals(_unpaired(fb))
         return self.series(fa).equals(other.series(fb))
 
 

@@ -123,7 +123,7 @@ def print_run_game(path: Path, game: int, config, players, with_legend: bool = T
     found = run_game(path, game, config, players)
     typer.echo(f"game {game} of {path} ({found.config.name} · {found.players})")
     s = print_game(found.config, found.seed, found.players, found.swapped, with_legend)
-    by_digit = scores(s)
+    by_digit = [int(v) for v in scores(s)]
     first = int(s.first)
     replayed = {"turns": int(s.turns), "score_first": by_digit[first]}
     replayed["score_second"] = by_digit[1 - first]

@@ -15,7 +15,7 @@ import hashlib
 import numpy as np
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-SCHEME = "splitmix64/v1"  # the derivation below; a change of it needs a new name
+SCHEME = "splitmix64/v1"  # cell_key and game_seeds below: changing either needs a new name
 
 
 def _words(text: str) -> int:
