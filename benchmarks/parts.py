@@ -23,7 +23,7 @@ from sim.runner import storage, tables
 from sim.runner.plan import Cell
 from sim.runner.run import part_schemas
 from sim.runner.schema import arrow_schema
-from sim.runner.seeds import game_seeds
+from sim.runner.seeds import played_seeds
 
 
 def write_with_pyarrow(path: Path, table: str, columns: list) -> None:
@@ -72,7 +72,7 @@ def main() -> None:
     parser.add_argument("--pyarrow", action="store_true", help="write with pyarrow's writer")
     args = parser.parse_args()
     cell = Cell(0, load(args.config), "random", "greedy")
-    seeds = game_seeds(1, 0, args.games // 2).repeat(2)  # as a run's pairs share them
+    seeds = played_seeds(1, 0, args.games, swap=True)  # as a run's pairs share them
     swapped = np.arange(args.games) % 2 == 1
     play = cpu_times(lambda: play_matchup(cell.config, "random", "random", seeds, swapped), 3)
     out, cards = play_matchup(cell.config, "random", "random", seeds, swapped)
@@ -93,7 +93,7 @@ def main() -> None:
         def write_both() -> None:
             name = str(next(names))
             fields = tables.result_fields(out)
-            put(storage.GAMES, name, tables.games_columns("bench", cell, 0, True, seeds, fields))
+            put(storage.GAMES, name, tables.games_columns("bench", cell, 0, True, fields))
             tally = tables.card_tally_columns(cell, True, cards, fields[R_WINNER], swapped)
             put(storage.CARD_TALLIES, name, tally)
             if args.per_game_cards:

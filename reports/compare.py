@@ -213,6 +213,8 @@ def pairing(fa: pl.DataFrame, fb: pl.DataFrame) -> tuple[bool, str]:
     """Whether two cells played the same games (seeds) in the same seats, and why not."""
     if fa.height != fb.height:
         return False, f"unpaired: {fa.height:,} vs {fb.height:,} games"
+    if "seed" not in fa.columns or "seed" not in fb.columns:
+        return False, "unpaired: a run records no seeds"
     sa = fa.select(*PAIR_KEYS, *SEATS).sort(PAIR_KEYS)
     sb = fb.select(*PAIR_KEYS, *SEATS).sort(PAIR_KEYS)
     if not sa.select(PAIR_KEYS).equals(sb.select(PAIR_KEYS)):
@@ -299,7 +301,7 @@ def compare_cell(
         values = {name: expr for name, expr, _, _ in every}
         quantities["_score"] = (first_score(), None)  # the per-unit score pair_parts reads
         found, (ta, tb), seen = pair_parts(
-            parts_a, parts_b, values, first_score(), quantities, HASHES
+            parts_a, parts_b, values, first_score(), quantities, HASHES, (a.seeding, b.seeding)
         )
     else:
         ta, tb = (
@@ -417,11 +419,12 @@ COMPARED += ["winner", "outcome", "end_reason", "turns"]
 
 def cell_frame(run: RunFolder, config: str, matchup: str) -> pl.DataFrame:
     """One cell's games with only the columns compare reads (the line columns too), text
-    as strings; the scan reads nothing of the other cells' columns it can skip."""
-    wanted = [c for c in run.columns if c in COMPARED or c.startswith("line_")]
+    as strings, and their seeds (derived when the parts hold none, reports.seeds); the scan
+    reads nothing of the other cells' columns it can skip."""
+    scan = run.seeded() if run.seeding.known else run.scan()
+    wanted = [c for c in scan.collect_schema().names() if c in COMPARED or c.startswith("line_")]
     frame = (
-        run.scan()
-        .select(wanted)
+        scan.select(wanted)
         .filter(
             (pl.col("config").cast(pl.String) == config)
             & (pl.col("matchup").cast(pl.String) == matchup)

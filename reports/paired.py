@@ -3,7 +3,9 @@ paired test needs, summed as they are read (n, sum of d, sum of d squared), neve
 
 The runner writes a cell's games in chunks of fixed game ranges, so two runs of the same
 plan shape have parts holding the same games: each pair of parts is checked for the same
-games, seeds and seats, and its units' means compared. Runs whose parts do not line up
+games, seeds and seats, and its units' means compared. Two runs that both derive their
+seeds (reports.seeds) are checked on the derivation (the cell's seed key and the games'
+pair indexes), not seed by seed. Runs whose parts do not line up
 (other chunk sizes, hand-made folders) are read whole by the caller instead.
 """
 
@@ -18,6 +20,7 @@ import numpy as np
 import polars as pl
 from scipy import special  # not scipy.stats: a second to import
 
+from reports.seeds import Seeding
 from reports.stats import Difference
 from reports.tally import (
     PARTS_AT_ONCE,
@@ -28,8 +31,9 @@ from reports.tally import (
     unit,
 )
 
-KEYS = ["game", "seed"]
+KEYS = ["game", "seed"]  # seed: stored by the parts, or derived (reports.seeds)
 SEATS = ["first", "second", "swapped"]
+STORED = (Seeding(True), Seeding(True))  # both runs' parts hold their seeds
 
 
 def part_cells(parts: tuple[Path, ...]) -> dict[Path, tuple[str, str, int] | None]:
@@ -113,6 +117,7 @@ def pair_parts(
     score: pl.Expr,
     quantities: dict | None = None,
     listed: tuple[str, ...] = (),
+    seeds: tuple[Seeding, Seeding] = STORED,
 ) -> tuple[Paired, list[dict], list[dict]]:
     """Walk the lined-up parts a pair at a time: same games and seeds, same seats, then each
     unit's mean of every metric in both runs and their differences summed. score (the first
@@ -120,7 +125,8 @@ def pair_parts(
     (Paired.sums[("closer", sign_a, sign_b)]): the signs are known only at the end. The
     same reading gives each run's part_tallies of quantities (by config and match-up; one
     row each, the cell's), so the parts are read once, and each run's distinct values of the
-    `listed` columns it has (as strings, by column)."""
+    `listed` columns it has (as strings, by column). seeds: each run's (its RunFolder's
+    seeding)."""
     keys = ["config", "matchup"]
     values = {**metrics, "_score": score}
     found = Paired(True, "", {name: DiffSums() for name in metrics})
@@ -144,19 +150,21 @@ def pair_parts(
                 for c, values_of in into.items():
                     values_of.update(frame[c].unique().cast(pl.String).to_list())
             if found.paired:
-                why = _pair_part(path_a, path_b, fa, fb, values, found.sums, units)
+                why = _pair_part((path_a, path_b), fa, fb, values, found.sums, units, seeds)
                 if why:
                     found = Paired(False, why)
     rows = [next(iter(t.values()), {}) for t in totals]
     return found, rows, [{c: list(v) for c, v in s.items()} for s in seen]
 
 
-def _pair_part(path_a, path_b, fa, fb, values: dict[str, pl.Expr], sums: dict, units) -> str:
+def _pair_part(paths, fa, fb, values: dict[str, pl.Expr], sums: dict, units, seeds) -> str:
     """Add one pair of parts' per-unit differences to sums; or say why they do not pair.
     units: both parts' per-unit totals of the values, when the tallies found them."""
-    means = _part_means(fa, fb, values, units)
+    if not all(s.known for s in seeds):
+        return "unpaired: " + next(s.why for s in seeds if not s.known)
+    means = _part_means(fa, fb, values, units, seeds)
     if means is None:  # not in the runner's layout: sorted and grouped by polars
-        ua, ub = _units(path_a, values), _units(path_b, values)
+        ua, ub = (_units(p, values, s) for p, s in zip(paths, seeds, strict=True))
         if not ua.select(KEYS).equals(ub.select(KEYS)):
             return "unpaired: the runs played different seeds"
         if not ua.select(SEATS).equals(ub.select(SEATS)):
@@ -182,7 +190,7 @@ def _columns(parts: list[Path], values: dict[str, pl.Expr], listed=()) -> list[s
     return [c for c in wanted if c in have]
 
 
-def _part_means(fa: pl.DataFrame, fb: pl.DataFrame, values: dict[str, pl.Expr], units=({}, {})):
+def _part_means(fa, fb, values: dict[str, pl.Expr], units=({}, {}), seeds=STORED):
     """Both parts' per-unit means of every value, in unit order, when both are one cell in
     the runner's layout (games in order, pairs two by two); a string saying why they do not
     pair; or None when a part is laid out otherwise (the caller sorts). units: per-unit
@@ -193,7 +201,7 @@ def _part_means(fa: pl.DataFrame, fb: pl.DataFrame, values: dict[str, pl.Expr], 
     ga, gb = fa["game"].to_numpy(), fb["game"].to_numpy()
     if (ga[1:] <= ga[:-1]).any() or (gb[1:] <= gb[:-1]).any():
         return None
-    if len(ga) != len(gb) or not ((ga == gb).all() and fa["seed"].equals(fb["seed"])):
+    if len(ga) != len(gb) or not ((ga == gb).all() and seeds[0].same_seeds(seeds[1], fa, fb)):
         return "unpaired: the runs played different seeds"
     seats = [pl.col(s).cast(pl.String) if s != "swapped" else pl.col(s) for s in SEATS]
     if not fa.select(seats).equals(fb.select(seats)):
@@ -211,14 +219,15 @@ def _part_means(fa: pl.DataFrame, fb: pl.DataFrame, values: dict[str, pl.Expr], 
     return out[0], out[1]
 
 
-def _units(path: Path, metrics: dict[str, pl.Expr]) -> pl.DataFrame:
+def _units(path: Path, metrics: dict[str, pl.Expr], seeds: Seeding) -> pl.DataFrame:
     """A part's games in game order: keys, seats, unit, and every metric's value."""
     scan = pl.scan_parquet(path)
     if "pair" not in scan.collect_schema().names():
         scan = scan.with_columns(pl.lit(None, pl.Int64).alias("pair"))
     return (
         scan.select(
-            *KEYS,
+            "game",
+            seeds.expr(scan.collect_schema().names()),
             *(pl.col(s).cast(pl.String) if s != "swapped" else pl.col(s) for s in SEATS),
             unit().alias("_unit"),
             *(expr.alias(name) for name, expr in metrics.items()),

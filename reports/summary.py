@@ -21,6 +21,7 @@ from scipy import special  # not scipy.stats: a second to import for one quantil
 
 from reports import present
 from reports.present import drop_empty, fit
+from reports.seeds import Seeding, SeedsError, seeding
 from reports.tally import CARD_RATES, card_sums, card_tally, from_row, part_tallies
 from reports.verdict import DEFAULT_MARGIN
 from sim.runner import storage
@@ -41,7 +42,6 @@ REQUIRED = (
     "second",
     "swapped",
     "game",
-    "seed",
     "winner",
     "outcome",
     "tiebreak_line",
@@ -76,10 +76,33 @@ class RunFolder:
         return pl.scan_parquet(list(self.parts))
 
     @cached_property
+    def seeding(self) -> Seeding:
+        """Where the games' seeds come from: the parts' column, or the manifest."""
+        return seeding(self.path, self.manifest, list(self.columns))
+
+    def seeded(self) -> pl.LazyFrame:
+        """scan() with each game's `seed` (after `game`), derived when the parts hold none;
+        RunFolderError when the run records no seeds this sim can give."""
+        if self.seeding.stored:
+            return self.scan()
+        try:
+            self.seeding.check()
+        except SeedsError as exc:
+            raise RunFolderError(str(exc)) from None
+        order = list(self.columns)
+        order.insert(order.index("game") + 1, "seed")
+        return self.scan().with_columns(self.seeding.expr(order)).select(order)
+
+    @cached_property
     def games(self) -> pl.DataFrame:
-        """The whole games table in memory, text as strings: for small runs and notebooks;
-        the commands never call it."""
-        return _read(list(self.parts), self.path, "games")
+        """The whole games table in memory with its seeds, text as strings: for small runs
+        and notebooks; the commands never call it."""
+        try:
+            frame = self.seeded().collect()
+        except (OSError, pl.exceptions.PolarsError) as exc:
+            why = _first(exc)
+            raise RunFolderError(f"{self.path}: cannot read the games table: {why}") from None
+        return frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
 
     @cached_property
     def cells(self) -> list[tuple[str, str]]:
@@ -156,15 +179,6 @@ def open_run(path: Path) -> RunFolder:
 def _first(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _read(parts: list[Path], path: Path, table: str) -> pl.DataFrame:
-    """Part files as one frame, categorical and enum text as strings."""
-    try:
-        frame = pl.read_parquet(parts)
-    except (OSError, pl.exceptions.PolarsError) as exc:
-        raise RunFolderError(f"{path}: cannot read the {table} table: {_first(exc)}") from None
-    return frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
 
 
 def read_cards(run: RunFolder) -> pl.DataFrame | None:

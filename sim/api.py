@@ -134,8 +134,9 @@ class RunView:
 
     @property
     def games(self) -> pl.LazyFrame:
-        """One row per game."""
-        return _plain(self.folder.scan())
+        """One row per game, with the `seed` it was dealt (UInt64): the parts do not store
+        it, so it is derived from the manifest (reports.seeds), as the workers derived it."""
+        return _plain(self.folder.seeded())
 
     @property
     def winrates(self) -> pl.LazyFrame:

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from sim.runner.seeds import cell_key, played_seeds
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -40,6 +42,8 @@ def test_run_then_open_run_from_a_fresh_interpreter(tmp_path):
             print(json.dumps({{
                 "games": games.height,
                 "winner_type": str(games["winner"].dtype),
+                "seed_type": str(games["seed"].dtype),
+                "seeds": [str(s) for s in games.sort("game")["seed"]],
                 "first_wins": int((games["winner"] == "first").sum()),
                 "summary_first": first["count"].item(), "summary_of": first["of"].item(),
                 "winrates": again.winrates.collect()["first_wins"].item(),
@@ -55,6 +59,9 @@ def test_run_then_open_run_from_a_fresh_interpreter(tmp_path):
     assert done.stderr == ""  # progress is off by default
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert got["games"] == 300 and got["winner_type"] == "String"
+    assert got["seed_type"] == "UInt64"  # not stored in the parts: derived from the manifest
+    pairs = played_seeds(cell_key(3, "greedy,random"), 0, 300, swap=True)
+    assert got["seeds"] == [str(s) for s in pairs]
     assert got["summary_first"] == got["first_wins"] == got["winrates"]
     assert got["summary_of"] == 300
     assert got["tally_rows"] == 3 * 3 * 6  # 3 chunks x (A, B, both) x base's six kinds

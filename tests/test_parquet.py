@@ -20,7 +20,7 @@ from sim.game import play_matchup
 from sim.runner import parquet
 from sim.runner.plan import Cell
 from sim.runner.schema import serialized_schema
-from sim.runner.seeds import game_seeds
+from sim.runner.seeds import game_seeds, played_seeds
 from sim.runner.tables import (
     card_tally_columns,
     cards_columns,
@@ -36,7 +36,7 @@ def chunk(config: str, players: tuple[str, str], swap: bool, games: int = 300, s
     out, cards = play_matchup(cell.config, cell.a, cell.b, seeds, swapped)
     seats = np.zeros(games, bool) if swapped is None else swapped
     return {
-        "games": games_columns("run1", cell, start, swap, seeds, result_fields(out)),
+        "games": games_columns("run1", cell, start, swap, result_fields(out)),
         "cards": cards_columns(cell, start, swap, cards),
         "card_tallies": card_tally_columns(cell, swap, cards, out[:, R_WINNER], seats),
     }
@@ -227,7 +227,6 @@ GAMES_KINDS = {
     **{f"line_{v}": "enum" for v in (10, 20, 30, 40, 50, 60)},
     "swapped": "flag",
     **dict.fromkeys(["pair", "game"], "u32"),
-    "seed": "u64",
     **dict.fromkeys(["first_digit", "tiebreak_line"], "u8"),
     **dict.fromkeys(["turns", "score_first", "score_second"], "u16"),
 }
@@ -299,19 +298,35 @@ def test_without_swapping_pair_is_null_and_pandas_makes_it_float(tmp_path):
     assert frame["pair"].isna().all() and str(frame["pair"].dtype) == "float64"
 
 
-def test_pages_are_zstd_compressed_where_that_saves_bytes(tmp_path):
-    """A seat-swapped pair's two games share one random 64-bit seed: compressed, the seed
-    column takes about 8 bytes a pair (4 a game) instead of 8 a game; a constant column's few
-    bytes stay as they are."""
-    games = 2000
-    cell = Cell(0, load("base"), "random", "random")
-    seeds = game_seeds(7, 0, games // 2).repeat(2)  # as the worker deals a pair
-    out, _ = play_matchup(cell.config, "random", "random", seeds, np.arange(games) % 2 == 1)
-    columns = games_columns("run1", cell, 0, True, seeds, result_fields(out))
+def _column_sizes(tmp_path: Path, games: int, swap: bool = True) -> dict:
+    """Each games column's chunk metadata in a part of that many random,random games."""
+    cell = Cell(0, load("base"), "random", "random", swapped_pairs=swap)
+    seeds = played_seeds(7, 0, games, swap)  # as the worker deals them
+    swapped = np.arange(games) % 2 == 1 if swap else None
+    out, _ = play_matchup(cell.config, "random", "random", seeds, swapped)
+    columns = games_columns("run1", cell, 0, swap, result_fields(out))
     path, _ = both_writers(tmp_path, "games", columns)
     meta = pq.ParquetFile(path).metadata.row_group(0)
-    by_name = {meta.column(i).path_in_schema: meta.column(i) for i in range(meta.num_columns)}
-    assert by_name["seed"].compression == "ZSTD"
-    assert by_name["seed"].total_compressed_size < 4.2 * games
-    assert by_name["seed"].total_uncompressed_size > 8 * games
+    return {meta.column(i).path_in_schema: meta.column(i) for i in range(meta.num_columns)}
+
+
+def test_pages_are_zstd_compressed_where_that_saves_bytes(tmp_path):
+    """turns (2 bytes a game as uint16, encoded bit-packed) is smaller compressed; a
+    constant column's few bytes stay as they are."""
+    games = 2000
+    by_name = _column_sizes(tmp_path, games)
+    turns = by_name["turns"]
+    assert turns.compression == "ZSTD"
+    assert turns.total_compressed_size < turns.total_uncompressed_size < 2 * games
     assert by_name["config"].compression == "UNCOMPRESSED"
+
+
+@pytest.mark.parametrize("swap", [True, False])
+def test_the_games_table_takes_at_most_6_bytes_a_game(tmp_path, swap):
+    """Issue #12's bound, on the columns' bytes of a 20,000-game part (the footer's fixed
+    cost fades in the runner's 100,000-game parts). The seed is not stored: 64 random bits
+    a pair (4 bytes a game, 8 without swapping) would break it alone with the rest."""
+    games = 20_000
+    by_name = _column_sizes(tmp_path, games, swap)
+    assert "seed" not in by_name
+    assert sum(c.total_compressed_size for c in by_name.values()) <= 6 * games

@@ -255,6 +255,9 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     for name, config, seed in runs:
         plan = make_plan([config], ["random,random"], 2000, seed, True, 1000)
         out[name] = execute(plan, root / name, workers=1).out
+    for name, swap, chunk in (("no_swap", False, 1000), ("chunks_of_500", True, 500)):
+        plan = make_plan(["base"], ["random,random"], 2000, 11, swap, chunk)
+        out[name] = execute(plan, root / name, workers=1).out
     flipped = root / "flipped"  # same1 with every tenth first-seat win turned into a loss
     shutil.copytree(out["same1"], flipped)
     for part in (flipped / "games").glob("*.parquet"):
@@ -386,6 +389,40 @@ def test_paired_real_runs_match_scipy_on_pair_means(runs):
     assert row["p_value"] == pytest.approx(expected, rel=1e-6)
     assert row["significant"]  # about 5 points down, game by game
     assert rows["mean turns"]["p_value"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("b", "paired", "says"),
+    [
+        ("same2", True, "paired on 1,000 pairs"),  # one master seed: the same derivation
+        ("cap1", False, "unpaired: the runs played different seeds"),  # another seed key
+        ("no_swap", False, "unpaired: the runs played different seeds"),  # a seed a game
+        ("chunks_of_500", True, "paired on 1,000 pairs"),  # parts not lined up: read whole
+    ],
+)
+def test_derived_seeds_pair_on_the_master_seed_and_indexing(runs, b, paired, says):
+    """Parts hold no seeds: two runs share them when their cells' seed keys (master seed
+    and match-up) and their pair/game indexing agree."""
+    (cell,) = compare_runs(open_run(runs["same1"]), open_run(runs[b])).cells
+    assert cell.paired == paired and cell.pairing.startswith(says), cell.pairing
+
+
+@pytest.mark.parametrize(("offset", "paired"), [(0, True), (1, False)])
+def test_a_run_that_stores_its_seeds_pairs_with_one_that_derives_them(
+    runs, tmp_path, offset, paired
+):
+    """An older sim's folder, its seeds in its parts: paired with a new run when the stored
+    seeds are the derived ones, game by game."""
+    from test_seeds import store_seeds
+
+    old = tmp_path / "old"
+    shutil.copytree(runs["same1"], old)
+    derived = open_run(runs["same1"]).seeded().select("game", "seed").collect()
+    by_game = dict(derived.iter_rows())
+    store_seeds(old, lambda f: pl.Series([by_game[g] + offset for g in f["game"]], dtype=pl.UInt64))
+    (cell,) = compare_runs(open_run(old), open_run(runs["same2"])).cells
+    assert cell.paired == paired
+    assert cell.pairing.startswith("paired on 1,000" if paired else "unpaired: the runs played")
 
 
 def test_markdown_is_one_table_row_per_metric(runs):

@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 from card_reference import long_cards, reference_tallies, stored_tallies
 
+from sim.api import open_run
 from sim.cards import NAMES
 from sim.config import load
 from sim.engine.game import C_DRAWN, C_EFFECT, C_PLAYED
@@ -32,7 +33,7 @@ from sim.runner.worker import ChunkError, Task, play_chunk
 
 GAME_COLUMNS = [
     "run_id", "config", "config_hash", "rules_version", "first", "second", "pair", "game",
-    "seed", "first_digit", "winner", "outcome", "tiebreak_line", "end_reason", "turns",
+    "first_digit", "winner", "outcome", "tiebreak_line", "end_reason", "turns",
     "score_first", "score_second", "line_10", "line_20", "line_30", "line_40", "line_50",
     "line_60",
 ]  # fmt: skip
@@ -65,7 +66,7 @@ def test_results_do_not_depend_on_workers_or_chunks(tmp_path):
 def test_games_table_has_the_promised_columns_and_compact_types(tmp_path):
     out = execute(small_plan(configs=["base"], games=400), tmp_path / "r", workers=1).out
     games = pl.read_parquet(out / "games" / "*.parquet")
-    assert set(GAME_COLUMNS) <= set(games.columns)
+    assert set(GAME_COLUMNS) <= set(games.columns) and "seed" not in games.columns
     assert games.height == 400
     # plain Arrow dictionaries, which every polars version reads as Categorical (README)
     assert games["winner"].dtype == pl.Categorical
@@ -74,8 +75,10 @@ def test_games_table_has_the_promised_columns_and_compact_types(tmp_path):
     assert games["line_60"].null_count() == 400  # base has five lines
     swapped = games.filter(pl.col("game") % 2 == 1)
     assert (swapped["pair"] == swapped["game"] // 2).all()
-    pairs = games.group_by("pair").agg(pl.col("seed").n_unique())
+    seeded = open_run(out).games.collect()  # the seeds, derived from the manifest
+    pairs = seeded.group_by("pair").agg(pl.col("seed").n_unique())
     assert (pairs["seed"] == 1).all()  # both games of a pair share a seed
+    assert seeded["seed"].n_unique() == 200
 
 
 def test_seeds_depend_on_matchup_and_index_only():

@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from sim.api import open_run
 from sim.config import load
 from sim.engine import game as eg
 from sim.game import play_matchup
@@ -27,7 +28,7 @@ def test_recorded_replays_equal_played_games(tmp_path, strategy):
     matchup = f"{strategy},{strategy}"
     plan = make_plan(["base"], [matchup], 600, 5, True, 200, per_game_cards=True)
     out = execute(plan, tmp_path / "r", workers=1).out
-    games = pl.read_parquet(out / "games" / "*.parquet").sort("game")
+    games = open_run(out).games.collect().sort("game")  # seeds derived from the manifest
     seeds = game_seeds(cell_key(5, matchup), 0, 300).repeat(2)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), 300)
     played, cards = play_matchup(load("base"), strategy, strategy, seeds, swapped)

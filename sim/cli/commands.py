@@ -268,39 +268,70 @@ def rules_check(
 
 @app.command()
 def show(
-    config: Annotated[str, typer.Option(help="Config name or .toml path")] = "base",
-    seed: Annotated[int, typer.Option(help="Game seed, 0..2**64-1")] = 0,
+    config: Annotated[
+        str | None, typer.Option(help="Config name or .toml path \\[default: base]")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Game seed, 0..2**64-1 \\[default: 0]")] = None,
     players: Annotated[
-        str,
-        typer.Option(help="Strategies A,B: built-ins, entry-point names or file.py:Class"),
-    ] = "random,random",
+        str | None,
+        typer.Option(
+            help="Strategies A,B: built-ins, entry-point names or file.py:Class "
+            "\\[default: random,random]"
+        ),
+    ] = None,
     swapped: Annotated[
         bool, typer.Option(help="B sits first, as in the second game of a run's pair")
     ] = False,
+    run: Annotated[
+        Path | None,
+        typer.Option(help="A run folder: replay its game --game N (seed and seats from the run)"),
+    ] = None,
+    game: Annotated[
+        int | None, typer.Option(help="With --run: the game's index in its cell", min=0)
+    ] = None,
     legend: Annotated[
         bool, typer.Option(help="Print the notation's legend before the game")
     ] = True,
     decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
-    """Play one game and print it turn by turn in position notation (docs/RULES.md 12)."""
+    """Play one game and print it turn by turn in position notation (docs/RULES.md 12).
+
+    With --run RUN_DIR --game N: a run's game as it was played, seed and seats from the run.
+    --config and --players choose the cell of a run with several."""
     from sim.guard import timeout
     from sim.players import PlayerError, parse_players
     from sim.python_loop import EngineError, StrategyError
-    from sim.show import print_game
+    from sim.show import ReplayError, RunGameError, print_game, print_run_game
 
-    checked_seed(seed)
+    _check_show_options(run, game, seed, swapped)
+    if seed is not None:
+        checked_seed(seed)
     try:
         with timeout(decision_timeout):  # the import of a strategy file is bounded too
-            parse_players(players)
+            parse_players(players or "random,random")
     except PlayerError as exc:
         usage(str(exc))
     except (StrategyError, EngineError) as exc:
         fail(str(exc))
     try:
         with timeout(decision_timeout):
-            print_game(load_config(config), seed, players, swapped, legend)
-    except (PlayerError, StrategyError, EngineError) as exc:
+            if run is not None:
+                print_run_game(run, game, config, players, legend)
+            else:
+                chosen = load_config(config or "base")
+                print_game(chosen, seed or 0, players or "random,random", swapped, legend)
+    except RunGameError as exc:
+        usage(str(exc))
+    except (PlayerError, StrategyError, EngineError, ReplayError) as exc:
         fail(str(exc))
+
+
+def _check_show_options(run, game, seed, swapped) -> None:
+    """--run and --game go together, and a run's game brings its own seed and seats."""
+    if (run is None) != (game is None):
+        usage("--run RUN_DIR and --game N go together" if run is None else "--run needs --game N")
+    if run is not None and (seed is not None or swapped):
+        usage("--seed and --swapped come from the run with --run; leave them out")
 
 
 @app.command()

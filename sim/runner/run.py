@@ -22,7 +22,7 @@ from pathlib import Path
 from sim.provenance import sim_version
 from sim.runner import lock, storage
 from sim.runner.plan import RunPlan
-from sim.runner.seeds import cell_key
+from sim.runner.seeds import SCHEME, cell_key
 from sim.runner.worker import Done, Task
 
 
@@ -278,10 +278,17 @@ def _new_manifest(plan: RunPlan) -> dict:
         "strategies": sorted({s for m in plan.matchups for s in m}),
         "strategy_versions": plan.strategy_versions,
         "master_seed": plan.seed,
+        "seeds": SCHEME,  # how a game's seed follows from its cell's seed_key (not stored)
         "games_per_cell": plan.games,
         "total_games": plan.total_games,
         "cells": [
-            {"index": c.index, "config": c.config.name, "matchup": c.matchup} for c in plan.cells()
+            {
+                "index": c.index,
+                "config": c.config.name,
+                "matchup": c.matchup,
+                "seed_key": cell_key(plan.seed, c.matchup),
+            }
+            for c in plan.cells()
         ],
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "checksums": storage.DIGEST,

@@ -4,7 +4,8 @@ A match-up's key comes from NumPy's SeedSequence; a game's seed is the splitmix6
 output at its index in that stream, computed vectorised. Nothing depends on workers,
 chunks or scheduling, so every backend plays the same games; and the configs of one
 run (or of two runs with the same master seed) share seeds game by game, so they can
-be compared pairwise.
+be compared pairwise. The games parts do not store seeds: readers derive them the same
+way from the manifest, which names this SCHEME (reports/seeds.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import numpy as np
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+SCHEME = "splitmix64/v1"  # cell_key and game_seeds below: changing either needs a new name
 
 
 def _words(text: str) -> int:
@@ -27,9 +29,20 @@ def cell_key(master_seed: int, matchup: str) -> int:
 
 
 def game_seeds(key: int, start: int, stop: int) -> np.ndarray:
-    """Seeds of indexes start..stop-1 in a cell (uint64 arithmetic wraps by design)."""
-    index = np.arange(start, stop, dtype=np.uint64) + np.uint64(1)
-    z = np.uint64(key) + index * _GOLDEN
+    """Seeds of indexes start..stop-1 in a cell."""
+    return seeds_at(key, np.arange(start, stop, dtype=np.uint64))
+
+
+def played_seeds(key: int, start: int, stop: int, swap: bool) -> np.ndarray:
+    """The seeds games start..stop-1 of a cell are played with: a seat-swapped pair's two
+    games (2i, 2i+1) share the seed at index i, pair i; without swapping game g has g's."""
+    index = np.arange(start, stop, dtype=np.uint64)
+    return seeds_at(key, index // np.uint64(2) if swap else index)
+
+
+def seeds_at(key: int, index: np.ndarray) -> np.ndarray:
+    """Seeds at the given indexes of a cell's stream (uint64 arithmetic wraps by design)."""
+    z = np.uint64(key) + (np.asarray(index, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))

@@ -78,9 +78,10 @@ def reused(name: str, key, make):
     return held[name][1]
 
 
-def games_columns(run_id, cell, start: int, swap: bool, seeds, fields) -> list[Column]:
+def games_columns(run_id, cell, start: int, swap: bool, fields) -> list[Column]:
     """One row per game of a chunk (columns named as the games table promises), from its
-    result_fields."""
+    result_fields. No seed: it follows from the manifest and the pair or game index
+    (seeds.played_seeds), and 64 random bits a pair were two thirds of the table's bytes."""
     n = fields.shape[1]
     game = np.arange(start, start + n, dtype=np.uint32)
     tiebreak = fields[eg.R_TIEBREAK_LINE].astype(np.uint8)
@@ -92,7 +93,6 @@ def games_columns(run_id, cell, start: int, swap: bool, seeds, fields) -> list[C
         ),
         Column("pair", game // 2, 32, valid=None if swap else np.zeros(n, bool), ascending=True),
         Column("game", game, bits=32, ascending=True),
-        Column("seed", np.asarray(seeds, dtype=np.uint64), bits=64),
         Column("first_digit", fields[eg.R_FIRST].astype(np.uint8), bits=8),
         _enum("winner", fields[eg.R_WINNER], WINNERS),
         _enum("outcome", fields[eg.R_OUTCOME], OUTCOMES),

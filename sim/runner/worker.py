@@ -62,17 +62,13 @@ def play_chunk(task: Task) -> Done:
     from sim.players import cpu_level
     from sim.python_loop import StrategyError
     from sim.runner import tables
-    from sim.runner.seeds import game_seeds
+    from sim.runner.seeds import played_seeds
 
     started = time.perf_counter()
     _check_source(task)
     chunk, cell = task.chunk, task.chunk.cell
     index_start, index_stop = chunk.start, chunk.stop
-    if task.swap:  # both games of a pair share the pair's seed
-        seeds = game_seeds(task.key, index_start // 2, (index_stop + 1) // 2).repeat(2)
-    else:
-        seeds = game_seeds(task.key, index_start, index_stop)
-    seeds = seeds[: index_stop - index_start]
+    seeds = played_seeds(task.key, index_start, index_stop, task.swap)
     level = cpu_level(cell.b, cell.config.rules.cpu_level)
     swapped = (np.arange(index_start, index_stop) % 2 == 1) if task.swap else None
     try:
@@ -98,7 +94,7 @@ def play_chunk(task: Task) -> Done:
     played = time.perf_counter()
     fields = tables.result_fields(out)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
-    parts = _write_parts(task, seeds, fields, cards, swapped)
+    parts = _write_parts(task, fields, cards, swapped)
     counts = tables.count_games(
         cell, fields[R_WINNER], fields[R_OUTCOME], fields[R_TIEBREAK_LINE], fields[R_END], swapped
     )
@@ -128,7 +124,7 @@ def _zeroed_buffers(games: int):
     return buffers
 
 
-def _write_parts(task: Task, seeds, fields, cards, swapped) -> dict[str, dict]:
+def _write_parts(task: Task, fields, cards, swapped) -> dict[str, dict]:
     """The chunk's part files (games, card tallies, and per-game cards if asked for), and
     their records; a full disk or a lost folder is a ChunkError naming the folder (the
     atomic writes leave no half part behind)."""
@@ -137,7 +133,7 @@ def _write_parts(task: Task, seeds, fields, cards, swapped) -> dict[str, dict]:
 
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
     try:
-        games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, seeds, fields)
+        games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, fields)
         tally = tables.card_tally_columns(cell, task.swap, cards, fields[R_WINNER], swapped)
         parts = [(storage.GAMES, games), (storage.CARD_TALLIES, tally)]
         if task.per_game_cards:

@@ -1,0 +1,149 @@
+"""Game seeds are not stored in the games parts but derived from the manifest: the derived
+seeds are those the engine played (replayed here game by game), the derivation is
+splitmix64 as published, and folders that still store seeds, or name another derivation,
+are read from their column or refused."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+import sim
+from reports.summary import RunFolderError, open_run, summarize
+from sim.config import load
+from sim.engine import game as eg
+from sim.game import play_matchup
+from sim.players import cpu_level
+from sim.runner.plan import make_plan
+from sim.runner.run import execute
+from sim.runner.seeds import SCHEME, cell_key, game_seeds, played_seeds
+
+MASK = 2**64 - 1
+
+
+def splitmix64(state: int, count: int) -> list[int]:
+    """Vigna's splitmix64 (prng.di.unimi.it/splitmix64.c) in Python integers: the outputs
+    after `count` steps from `state`, which the runner's game_seeds promises to give."""
+    out = []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & MASK
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def test_game_seeds_are_the_splitmix64_stream_of_the_cell_key():
+    key = cell_key(42, "random,random")
+    assert game_seeds(key, 0, 6).tolist() == splitmix64(key, 6)
+    assert game_seeds(key, 4, 6).tolist() == splitmix64(key, 6)[4:]
+    wraps = 2**64 - 3  # the state wraps past 2**64 at once
+    assert game_seeds(wraps, 0, 3).tolist() == splitmix64(wraps, 3)
+
+
+def test_played_seeds_share_one_per_pair_when_swapping():
+    key, stream = 9, splitmix64(9, 10)
+    assert played_seeds(key, 4, 10, swap=True).tolist() == [stream[i // 2] for i in range(4, 10)]
+    assert played_seeds(key, 4, 10, swap=False).tolist() == stream[4:10]
+
+
+def _run(tmp_path: Path, name: str, players: str, swap: bool = True, seed: int = 3) -> Path:
+    plan = make_plan(["base"], [players], 240, seed, swap, 100)
+    return execute(plan, tmp_path / name, workers=1).out
+
+
+def _replayed(games: pl.DataFrame, players: str) -> np.ndarray:
+    """The engine's result rows of every game played again from the row's seed and seats."""
+    config = load("base")
+    a, b = players.split(",")
+    seeds = games["seed"].to_numpy()
+    swapped = games["swapped"].to_numpy().astype(np.uint8)
+    out, _ = play_matchup(config, a, b, seeds, swapped, cpu_level(b, config.rules.cpu_level))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("players", "swap", "by_pair"),
+    [
+        ("random,random", True, True),
+        ("greedy,random", False, False),
+        ("random,cpu", True, False),  # the CPU always sits second: no pairs, a seed a game
+    ],
+)
+def test_open_run_gives_the_seeds_the_engine_played(tmp_path, players, swap, by_pair):
+    out = _run(tmp_path, "r", players, swap)
+    assert "seed" not in pq.read_schema(next((out / "games").glob("*.parquet"))).names
+    games = sim.open_run(out).games.collect().sort("game")
+    assert games["seed"].dtype == pl.UInt64
+    assert games.columns[games.columns.index("game") + 1] == "seed"
+    stream = splitmix64(cell_key(3, players), 240)
+    assert games["seed"].to_list() == [stream[g // 2 if by_pair else g] for g in range(240)]
+    played = _replayed(games, players)
+    assert (played[:, eg.R_TURNS] == games["turns"].to_numpy()).all()
+    assert (played[:, eg.R_SCORE_FIRST] == games["score_first"].to_numpy()).all()
+    assert (played[:, eg.R_SCORE_SECOND] == games["score_second"].to_numpy()).all()
+
+
+def test_the_manifest_records_the_scheme_and_each_cells_key(tmp_path):
+    out = _run(tmp_path, "r", "random,random")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["seeds"] == SCHEME == "splitmix64/v1"
+    assert [c["seed_key"] for c in manifest["cells"]] == [cell_key(3, "random,random")]
+
+
+def _edit_manifest(folder: Path, change) -> None:
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda m: m.update(seeds="splitmix64/v2"), "follow 'splitmix64/v2', this sim derives"),
+        (lambda m: m.pop("seeds"), "names no seed scheme"),
+        (lambda m: m["cells"][0].update(seed_key=5), "does not follow from master_seed 3"),
+    ],
+)
+def test_a_derivation_this_sim_cannot_vouch_for_is_refused(tmp_path, change, says):
+    out = _run(tmp_path, "r", "random,random")
+    _edit_manifest(out, change)
+    run = open_run(out)
+    with pytest.raises(RunFolderError, match=says):
+        run.seeded()
+    assert summarize(run)[0].games == 240  # what needs no seed still reads
+
+
+def test_parts_that_store_seeds_are_read_from_their_column(tmp_path):
+    """An older sim's folder: its parts hold the seeds, which readers take as they are."""
+    out = _run(tmp_path, "new", "random,random")
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    store_seeds(old, lambda f: f["game"].cast(pl.UInt64) * 1000)
+    _edit_manifest(old, lambda m: m.pop("seeds"))
+    games = sim.open_run(old).games.collect().sort("game")
+    assert games["seed"].to_list() == [1000 * g for g in range(240)]
+
+
+def store_seeds(folder: Path, seeds) -> None:
+    """Rewrite a folder's games parts with a `seed` column (seeds(frame)), as older sims
+    wrote them, and record the edited parts as the run's own."""
+    for part in (folder / "games").glob("*.parquet"):
+        frame = pl.read_parquet(part)
+        frame.insert_column(frame.columns.index("game") + 1, seeds(frame).alias("seed"))
+        frame.write_parquet(part)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for entry in manifest["chunks"].values():
+        record = entry["parts"]["games"]
+        data = (folder / "games" / record["file"]).read_bytes()
+        record.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    (folder / "manifest.json").write_text(json.dumps(manifest))
