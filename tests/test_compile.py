@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from sim.engine import jit
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTE = "compiling the engine for random vs random, first run only"
+WRITER_NOTE = "compiling the run's part writer, first run only"
 
 
 def sim(cache: Path, *args: str) -> subprocess.CompletedProcess:
@@ -46,6 +48,38 @@ def test_a_cold_run_says_it_compiles_once_and_only_the_random_loop(cold):
     assert any("play_random_games" in n for n in names)
     for other in ("play_games", "greedy", "heuristic", "mc.", "ismcts", "cpu."):
         assert not any(other in n for n in names), (other, names)
+
+
+def runner_files(cache: Path) -> set[str]:
+    """The cached compiled code of the runner's own kernels (part writer, tallies)."""
+    return {p.name for d in cache.rglob("runner_*") for p in d.iterdir()}
+
+
+def test_the_parent_compiles_the_part_writer_and_the_workers_only_load_it(cold, tmp_path):
+    """The cold run said so once, and its workers added nothing to what the parent's own
+    warm-up compiles alone on a cache holding just the engine: they compiled nothing."""
+    done, cache = cold
+    assert done.stderr.count(WRITER_NOTE) == 1
+    alone = tmp_path / "numba"
+    shutil.copytree(cache, alone)
+    for folder in list(alone.rglob("runner_*")):
+        shutil.rmtree(folder)
+    code = (
+        "from sim.runner.plan import make_plan; from sim.runner.run import compile_writer; "
+        "compile_writer(make_plan(['base'], ['random,random'], 2000, 0), print)"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(alone), PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    warm_up = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert warm_up.returncode == 0, warm_up.stderr
+    assert runner_files(alone) == runner_files(cache) != set()
+
+
+def test_a_warm_run_says_nothing_about_compiling(cold, tmp_path):
+    _, cache = cold
+    done = sim(cache, "run", "--games", "2000", "--workers", "1", "--out", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    assert "compiling" not in done.stderr
 
 
 def test_a_warm_bench_loads_and_says_nothing_about_compiling(cold):

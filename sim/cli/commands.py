@@ -556,17 +556,20 @@ def _start_line(plan, out: Path) -> str:
 
 
 def _compile_first(plan, quiet: bool) -> None:
-    """Compile each built-in match-up's loop once in this process when the cache lacks it,
-    saying so: the workers then load it, and the run's games/s holds no compile."""
+    """Compile each built-in match-up's loop, and the runner's part writer, once in this
+    process when the cache lacks them, saying so: the workers then load them, and the
+    run's games/s holds no compile."""
     from sim.game import compile_cold
+    from sim.runner.run import compile_writer
 
-    def note(label: str) -> None:
+    def note(what: str) -> None:
         if not quiet:
-            typer.echo(f"compiling the engine for {label}, first run only", err=True)
+            typer.echo(f"compiling {what}, first run only", err=True)
 
     for config in plan.configs:
         for a, b in plan.matchups:
-            compile_cold(config, a, b, note)
+            compile_cold(config, a, b, lambda label: note(f"the engine for {label}"))
+    compile_writer(plan, note)
 
 
 def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet):

@@ -130,6 +130,22 @@ def _tasks(plan: RunPlan, out: Path, todo: list) -> Iterator[Task]:
         yield Task(str(out), run_id, c, key, c.cell.swap, source, schemas, cards)
 
 
+def compile_writer(plan: RunPlan, note: Callable[[str], None]) -> None:
+    """Write a blank first chunk into a temporary folder when the runner's own compiled
+    kernels (part writer, tallies) are not on disk yet, saying so: one compile here that
+    every worker then loads, instead of one per worker at once inside the timed run
+    (measured: a cold first run said "played in 29.3 s", against 5.4 s warm)."""
+    import tempfile
+
+    from sim.runner.worker import kernels_cached, record_blank
+
+    if kernels_cached():
+        return
+    note("the run's part writer")
+    with tempfile.TemporaryDirectory(prefix="sim-warm-") as tmp:
+        record_blank(next(_tasks(plan, Path(tmp), plan.chunks()[:1])))
+
+
 def part_schemas() -> dict[str, bytes]:
     """Each part table's serialized Arrow schema, made once here for every worker."""
     from sim.runner.schema import serialized_schema

@@ -57,11 +57,10 @@ def play_chunk(task: Task) -> Done:
     """Play and write one chunk; the parent only ever sees this small summary."""
     import numpy as np
 
-    from sim.engine.game import R_END, R_ERROR, R_OUTCOME, R_TIEBREAK_LINE, R_WINNER
+    from sim.engine.game import R_ERROR
     from sim.game import play_matchup
     from sim.players import cpu_level
     from sim.python_loop import StrategyError
-    from sim.runner import tables
     from sim.runner.seeds import played_seeds
 
     started = time.perf_counter()
@@ -92,14 +91,53 @@ def play_chunk(task: Task) -> Done:
             "stopped at an engine limit"
         )
     played = time.perf_counter()
+    parts, counts = _recorded(task, out, cards, swapped)
+    now = time.perf_counter()
+    return Done(chunk.name, len(seeds), now - started, counts, now - played, parts)
+
+
+def _recorded(task: Task, out, cards, swapped) -> tuple[dict, dict]:
+    """Write a chunk's results as its part files, and count them for the summaries."""
+    import numpy as np
+
+    from sim.engine.game import R_END, R_OUTCOME, R_TIEBREAK_LINE, R_WINNER
+    from sim.runner import tables
+
     fields = tables.result_fields(out)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
     parts = _write_parts(task, fields, cards, swapped)
     counts = tables.count_games(
-        cell, fields[R_WINNER], fields[R_OUTCOME], fields[R_TIEBREAK_LINE], fields[R_END], swapped
+        task.chunk.cell,
+        fields[R_WINNER],
+        fields[R_OUTCOME],
+        fields[R_TIEBREAK_LINE],
+        fields[R_END],
+        swapped,
     )
-    now = time.perf_counter()
-    return Done(chunk.name, len(seeds), now - started, counts, now - played, parts)
+    return parts, counts
+
+
+def record_blank(task: Task) -> None:
+    """Write and count a chunk of blank results (every field zero) as play_chunk does a
+    played one, into task.out: compiles the writer's and tallies' kernels for the chunk's
+    column sizes, which set their argument types, without playing a game."""
+    import numpy as np
+
+    from sim.game import result_buffers
+
+    games = task.chunk.stop - task.chunk.start
+    swapped = np.arange(games) % 2 == 1 if task.swap else None
+    _recorded(task, *result_buffers(games), swapped)
+
+
+def kernels_cached() -> bool:
+    """Whether the compiled kernels every chunk's writing runs are on disk (a load in each
+    worker, not a compile)."""
+    from sim.engine.jit import cached
+    from sim.runner import parquet, tables
+
+    used = (tables._transpose, tables._card_tally, tables._tally, parquet._hybrid_into)
+    return all(cached(kernel) for kernel in used)
 
 
 def replays(a: str, b: str) -> bool:
