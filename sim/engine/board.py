@@ -76,10 +76,20 @@ def leftmost_empty(s, line):
 
 
 @kernel
+def keep_full3(s, line):
+    """s.full3's bit for a line whose count changed (a select, no branch)."""
+    bit = 1 << line
+    s.full3 = (s.full3 & ~bit) | (bit if s.count[line] >= 3 else 0)
+
+
+@kernel
 def place(s, cid, line, col):
     """Put a card into an empty slot; a pending SAVE mark saves it as it enters (5.5)."""
     s.grid[line, col] = cid
     s.count[line] += 1
+    keep_full3(s, line)
+    if col >= MAX_COLS - 1:
+        s.far = 1
     if col >= s.width[line]:
         s.width[line] = col + 1
         update_shut(s, line)
@@ -99,6 +109,7 @@ def lift(s, line, col):
     cid = s.grid[line, col]
     s.grid[line, col] = NO_CARD
     s.count[line] -= 1
+    keep_full3(s, line)
     if col < s.gap[line]:
         s.gap[line] = col
     if col == s.width[line] - 1:

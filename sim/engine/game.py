@@ -41,6 +41,8 @@ def clear(s, lines, capacity, free):
     s.width[:] = 0
     s.gap[:] = 0
     s.shut = 0
+    s.full3 = 0
+    s.far = 0
     s.saved[:] = 0
     s.dirn[:] = 0
     s.drawn[:, :] = 0
