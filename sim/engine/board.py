@@ -88,6 +88,7 @@ def place(s, cid, line, col):
     s.grid[line, col] = cid
     s.count[line] += 1
     keep_full3(s, line)
+    s.span = max(s.span, col + 1)
     if col >= MAX_COLS - 1:
         s.far = 1
     if col >= s.width[line]:

@@ -136,6 +136,7 @@ def save(s, cid, line, col):
         s.saved[target] = 1
     else:
         s.mark[line, col] = 1
+        s.span = max(s.span, col + 1)
     s.saved[cid] = 1
     return True
 

@@ -52,6 +52,10 @@ STATE_DTYPE = np.dtype(
         # bit per line holding at least 3 cards, kept by place/lift: the open-line rule (4.1)
         # becomes one table lookup instead of a walk over the lines with a random exit
         ("full3", np.int64),
+        # the display's used columns, so a new game clears those, not all MAX_COLS: tidy is
+        # 1 once a clear left every column from span on empty and unmarked (0 in a new state)
+        ("span", np.int16),
+        ("tidy", np.uint8),
         ("far", np.uint8),  # some line reached MAX_COLS: line_masks takes its checking walk
         ("kind", np.uint8, (MAX_CARDS,)),
         ("axis", np.uint8, (MAX_CARDS,)),
@@ -61,6 +65,7 @@ STATE_DTYPE = np.dtype(
         ("owner", np.uint8, (MAX_CARDS,)),
         ("by", np.uint8, (MAX_CARDS,)),  # digit that last put the card into the display
         ("n_cards", np.int16),
+        ("lasting", np.uint8),  # the deck holds REM, END or CONT (counted at the end)
         ("pile", np.int16, (2, MAX_DECK)),  # per digit; top card at pile_top
         ("pile_top", np.int16, (2,)),
         ("pile_len", np.int16, (2,)),
