@@ -46,6 +46,8 @@ def is_shut(s, line):
 def update_shut(s, line):
     """Keep s.shut's bit for a line whose right-most card changed: one bit test per
     is_shut instead of a chain of four dependent loads on every turn's open-line check."""
+    if s.no_end:  # no line can be shut: skip the right-most card's kind and direction
+        return
     s.shut &= ~(1 << line)
     width = s.width[line]
     if width > 0:

@@ -236,13 +236,19 @@ def cpu_print(s, digit, line, col):
 @inlined  # on every turn's path; LLVM kept it a call (~5% of a random game, perf)
 def put_down(s, digit, cid, direction, line, col):
     """A card from a hand (or the CPU's pile) into the display with the player's digit up."""
+    put_from_hand(s, digit, cid, direction, line, col)
+    if s.policy[digit] == POLICY_PATH:
+        note_placed(s, cid, line)
+
+
+@inlined
+def put_from_hand(s, digit, cid, direction, line, col):
+    """put_down for a seat known not to follow a path (a random seat's turn)."""
     s.face[cid] = digit
     s.dirn[cid] = direction
     s.by[cid] = digit
     s.played[digit, s.kind[cid]] += 1
     place(s, cid, line, col)
-    if s.policy[digit] == POLICY_PATH:
-        note_placed(s, cid, line)
 
 
 @kernel

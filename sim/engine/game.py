@@ -97,9 +97,12 @@ def deal(s, kinds, axes, first_option):
     n = kinds.shape[0]
     s.n_cards = 2 * n
     lasting = False
+    end = False
     for i in range(n):
         lasting |= kinds[i] == REM or kinds[i] == END or kinds[i] == CONT
-    s.lasting = lasting
+        end |= kinds[i] == END
+    s.no_lasting = not lasting
+    s.no_end = not end
     first = first_option if first_option >= 0 else chance_int(s, 2)
     s.first = first
     s.mover = first
@@ -174,7 +177,7 @@ def record(s, out, cards):
         out[R_OUTCOME] = OUTCOME_TIEBREAK
         out[R_WINNER] = out[R_LINE0 + top_line]
         out[R_TIEBREAK_LINE] = 10 * (top_line + 1)
-    if s.lasting:  # a walk over the display that decks without REM, END and CONT skip
+    if not s.no_lasting:  # a walk over the display that decks without REM, END, CONT skip
         count_lasting_effects(s)
     for digit in range(2):
         seat = 0 if digit == first else 1

@@ -65,7 +65,10 @@ STATE_DTYPE = np.dtype(
         ("owner", np.uint8, (MAX_CARDS,)),
         ("by", np.uint8, (MAX_CARDS,)),  # digit that last put the card into the display
         ("n_cards", np.int16),
-        ("lasting", np.uint8),  # the deck holds REM, END or CONT (counted at the end)
+        # what the dealt decks lack, so turns and the record skip work for those cards (0 in
+        # a state not dealt, e.g. built from a position: then nothing is skipped)
+        ("no_lasting", np.uint8),  # no REM, END or CONT: no lasting effects to count
+        ("no_end", np.uint8),  # no END: no line is ever shut
         ("pile", np.int16, (2, MAX_DECK)),  # per digit; top card at pile_top
         ("pile_top", np.int16, (2,)),
         ("pile_len", np.int16, (2,)),

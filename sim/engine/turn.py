@@ -6,7 +6,7 @@ import numpy as np
 
 from sim.cards import CONT
 from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty
-from sim.engine.commands import execute, put_down
+from sim.engine.commands import execute, put_down, put_from_hand
 from sim.engine.decide import choose_dir, dir_allowed, n_dirs, nth_dir
 from sim.engine.hands import draw, hand_remove
 from sim.engine.jit import inlined, kernel
@@ -206,13 +206,24 @@ def put_card(s, digit, index, line, direction, forced):
 @inlined
 def put_card_at(s, digit, index, line, col, direction):
     """put_card with the slot already found."""
+    play_at(s, digit, index, line, col, direction, False)
+
+
+@inlined
+def play_at(s, digit, index, line, col, direction, canonical):
+    """put_card_at; canonical (a random seat in random play or a rollout): no turn record
+    (s.last) and no path to note the card for, stores and a load every such turn skips."""
     cid = s.hand[digit, index]
     s.forced_line = -1
-    s.last[0] = cid
-    s.last[1] = line
-    s.last[2] = direction
+    if not canonical:
+        s.last[0] = cid
+        s.last[1] = line
+        s.last[2] = direction
     hand_remove(s, digit, index)
-    put_down(s, digit, cid, direction, line, col)
+    if canonical:
+        put_from_hand(s, digit, cid, direction, line, col)
+    else:
+        put_down(s, digit, cid, direction, line, col)
     execute(s, digit, line, col)
 
 
@@ -264,7 +275,7 @@ def any_turn(s, canonical):
     forced = begin_turn(s, digit)
     index, line, col, direction = random_input(s, digit, forced, canonical)
     if index >= 0:
-        put_card_at(s, digit, index, line, col, direction)
+        play_at(s, digit, index, line, col, direction, canonical)
     finish_turn(s, digit, index < 0, True)
 
 
