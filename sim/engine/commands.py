@@ -61,8 +61,14 @@ def execute(s, digit, line, col):
 
     Each command that changed something is counted in s.effect for the cards table.
     """
+    execute_card(s, digit, s.grid[line, col], line, col)
+
+
+@inlined
+def execute_card(s, digit, cid, line, col):
+    """execute with the card at (line, col) given: the caller just put it there, and its
+    kind decides the next branch sooner than a reload of the slot it was stored in."""
     while True:
-        cid = s.grid[line, col]
         kind = s.kind[cid]
         if kind == BLANK:  # most cards played: skip the target and the command chain
             return
@@ -82,6 +88,7 @@ def execute(s, digit, line, col):
         if not placed:
             return
         line, col = t_line, t_col
+        cid = s.grid[line, col]
 
 
 @inlined

@@ -6,7 +6,7 @@ import numpy as np
 
 from sim.cards import CONT
 from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty
-from sim.engine.commands import execute, put_down, put_from_hand
+from sim.engine.commands import execute_card, put_down, put_from_hand
 from sim.engine.decide import choose_dir, dir_allowed, n_dirs, nth_dir
 from sim.engine.hands import draw, hand_remove
 from sim.engine.jit import inlined, kernel
@@ -224,7 +224,7 @@ def play_at(s, digit, index, line, col, direction, canonical):
         put_from_hand(s, digit, cid, direction, line, col)
     else:
         put_down(s, digit, cid, direction, line, col)
-    execute(s, digit, line, col)
+    execute_card(s, digit, cid, line, col)
 
 
 @inlined
