@@ -98,11 +98,14 @@ def deal(s, kinds, axes, first_option):
     s.n_cards = 2 * n
     lasting = False
     end = False
+    rem = False
     for i in range(n):
         lasting |= kinds[i] == REM or kinds[i] == END or kinds[i] == CONT
         end |= kinds[i] == END
+        rem |= kinds[i] == REM
     s.no_lasting = not lasting
     s.no_end = not end
+    s.no_rem = not rem
     first = first_option if first_option >= 0 else chance_int(s, 2)
     s.first = first
     s.mover = first

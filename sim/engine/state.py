@@ -69,6 +69,7 @@ STATE_DTYPE = np.dtype(
         # a state not dealt, e.g. built from a position: then nothing is skipped)
         ("no_lasting", np.uint8),  # no REM, END or CONT: no lasting effects to count
         ("no_end", np.uint8),  # no END: no line is ever shut
+        ("no_rem", np.uint8),  # no REM: every card in a line counts for control
         ("pile", np.int16, (2, MAX_DECK)),  # per digit; top card at pile_top
         ("pile_top", np.int16, (2,)),
         ("pile_len", np.int16, (2,)),
