@@ -80,7 +80,8 @@ def games_per_second(root: Path, label: str, config: str, games: int, players: s
 def measure(sides: dict[str, Path], config: str, players: str, args) -> dict[str, list[float]]:
     """Alternating rounds of every side on one config and match-up (after a warm-up each)."""
     for label, root in sides.items():
-        games_per_second(root, label, config, 200, players)  # compile or load, untimed
+        # compile or load, untimed: a few games do it (200 of mc or ismcts took minutes)
+        games_per_second(root, label, config, 2, players)
     figures: dict[str, list[float]] = {label: [] for label in sides}
     labels = list(sides)
     for round_ in range(args.rounds):
@@ -94,6 +95,7 @@ def measure(sides: dict[str, Path], config: str, players: str, args) -> dict[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # c73cebb is issue #14's "today's main": the engine its speed targets are measured against
     parser.add_argument("--baseline", default="c73cebb", help="git revision to compare with")
     parser.add_argument("--config", action="append", help="config(s) (default: base)")
     parser.add_argument("--players", action="append", help="match-up(s) A,B (default random)")

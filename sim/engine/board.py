@@ -46,6 +46,8 @@ def is_shut(s, line):
 def update_shut(s, line):
     """Keep s.shut's bit for a line whose right-most card changed: one bit test per
     is_shut instead of a chain of four dependent loads on every turn's open-line check."""
+    if s.no_end:  # no line can be shut: skip the right-most card's kind and direction
+        return
     s.shut &= ~(1 << line)
     width = s.width[line]
     if width > 0:
@@ -76,10 +78,21 @@ def leftmost_empty(s, line):
 
 
 @kernel
+def keep_full3(s, line):
+    """s.full3's bit for a line whose count changed (a select, no branch)."""
+    bit = 1 << line
+    s.full3 = (s.full3 & ~bit) | (bit if s.count[line] >= 3 else 0)
+
+
+@kernel
 def place(s, cid, line, col):
     """Put a card into an empty slot; a pending SAVE mark saves it as it enters (5.5)."""
     s.grid[line, col] = cid
     s.count[line] += 1
+    keep_full3(s, line)
+    s.span = max(s.span, col + 1)
+    if col >= MAX_COLS - 1:
+        s.far = 1
     if col >= s.width[line]:
         s.width[line] = col + 1
         update_shut(s, line)
@@ -99,6 +112,7 @@ def lift(s, line, col):
     cid = s.grid[line, col]
     s.grid[line, col] = NO_CARD
     s.count[line] -= 1
+    keep_full3(s, line)
     if col < s.gap[line]:
         s.gap[line] = col
     if col == s.width[line] - 1:

@@ -61,8 +61,14 @@ def execute(s, digit, line, col):
 
     Each command that changed something is counted in s.effect for the cards table.
     """
+    execute_card(s, digit, s.grid[line, col], line, col)
+
+
+@inlined
+def execute_card(s, digit, cid, line, col):
+    """execute with the card at (line, col) given: the caller just put it there, and its
+    kind decides the next branch sooner than a reload of the slot it was stored in."""
     while True:
-        cid = s.grid[line, col]
         kind = s.kind[cid]
         if kind == BLANK:  # most cards played: skip the target and the command chain
             return
@@ -82,6 +88,7 @@ def execute(s, digit, line, col):
         if not placed:
             return
         line, col = t_line, t_col
+        cid = s.grid[line, col]
 
 
 @inlined
@@ -136,6 +143,7 @@ def save(s, cid, line, col):
         s.saved[target] = 1
     else:
         s.mark[line, col] = 1
+        s.span = max(s.span, col + 1)
     s.saved[cid] = 1
     return True
 
@@ -235,13 +243,19 @@ def cpu_print(s, digit, line, col):
 @inlined  # on every turn's path; LLVM kept it a call (~5% of a random game, perf)
 def put_down(s, digit, cid, direction, line, col):
     """A card from a hand (or the CPU's pile) into the display with the player's digit up."""
+    put_from_hand(s, digit, cid, direction, line, col)
+    if s.policy[digit] == POLICY_PATH:
+        note_placed(s, cid, line)
+
+
+@inlined
+def put_from_hand(s, digit, cid, direction, line, col):
+    """put_down for a seat known not to follow a path (a random seat's turn)."""
     s.face[cid] = digit
     s.dirn[cid] = direction
     s.by[cid] = digit
     s.played[digit, s.kind[cid]] += 1
     place(s, cid, line, col)
-    if s.policy[digit] == POLICY_PATH:
-        note_placed(s, cid, line)
 
 
 @kernel

@@ -19,6 +19,13 @@ def controller(s, line):
     """
     if s.count[line] < 3:
         return NOBODY
+    if s.no_rem:  # every card counts: the faces by selects, no branch per slot on REM
+        ones = 0
+        for col in range(s.width[line]):
+            cid = s.grid[line, col]
+            ones += s.face[cid] if cid != NO_CARD else 0
+        zeros = s.count[line] - ones
+        return 1 if ones > zeros else (0 if zeros > ones else NOBODY)
     ones = 0
     zeros = 0
     closed = False

@@ -6,7 +6,7 @@ import numpy as np
 
 from sim.cards import CONT
 from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty
-from sim.engine.commands import execute, put_down
+from sim.engine.commands import execute_card, put_down, put_from_hand
 from sim.engine.decide import choose_dir, dir_allowed, n_dirs, nth_dir
 from sim.engine.hands import draw, hand_remove
 from sim.engine.jit import inlined, kernel
@@ -46,12 +46,44 @@ def forced_applies(s, digit):
     return False
 
 
+def _open_table() -> np.ndarray:
+    """[full3 mask]: the lines the open-line rule (4.1) allows, whatever their room: the 10
+    and 20 lines, and every line below a run of lines from the top each holding 3 cards."""
+    table = np.zeros(1 << MAX_LINES, np.int64)
+    for mask in range(1 << MAX_LINES):
+        run = 0
+        while run < MAX_LINES and mask >> run & 1:
+            run += 1
+        table[mask] = (1 << (max(run, 1) + 1)) - 1
+    return table
+
+
+_OPEN = _open_table()
+
+
 @inlined
 def line_masks(s):
     """Bitmasks of the lines open to any card, and of those open only to a CONT (shut lines).
 
-    Computed once a turn: only CONT differs between cards, so every card shares them.
+    Computed once a turn: only CONT differs between cards, so every card shares them. From
+    the kept masks (full3, shut) with selects: the walk over the lines it replaces exited
+    at a random line, a mispredicted branch every turn.
     """
+    if s.far:  # a line reached MAX_COLS: the walk, which reports the overflow
+        return line_masks_walk(s)
+    run_bit = 1 << (s.lines - 1)
+    eligible = _OPEN[s.full3] & ((run_bit << 1) - 1)
+    plain = eligible & ~s.shut
+    cont = eligible & s.shut
+    # the RUN line has room below capacity; every other line has (no line is far)
+    plain &= ~run_bit if s.gap[s.lines - 1] >= s.capacity else -1
+    cont &= ~run_bit if s.width[s.lines - 1] >= s.capacity else -1
+    return plain, cont
+
+
+@kernel
+def line_masks_walk(s):
+    """line_masks line by line, with in_bounds's overflow check on each open line."""
     plain = 0
     cont = 0
     for line in range(s.lines):
@@ -100,9 +132,13 @@ def random_input(s, digit, forced, canonical):
     instead of in a call that also serves scripts and paths (measured ~6% of a turn).
     """
     plain, cont = line_masks(s)
-    playable = 0
-    for i in range(s.hand_len[digit]):
-        playable += card_lines(s, s.hand[digit, i], forced, plain, cont) != 0
+    n = s.hand_len[digit]
+    if forced or cont:  # some card's lines differ from another's: ask each card
+        playable = 0
+        for i in range(n):
+            playable += card_lines(s, s.hand[digit, i], forced, plain, cont) != 0
+    else:  # every card may go to the plain lines: no walk over the hand's kinds
+        playable = n if plain else 0
     if playable == 0:
         return -1, -1, -1, 0
     # The turn's draws at once: the stream's steps do not depend on the choices, so the
@@ -112,16 +148,19 @@ def random_input(s, digit, forced, canonical):
     x_dir = advance(x_line)
     s.srng[digit] = x_dir if canonical else x_line
     k = below(mix(x_card), playable)
-    # the k-th playable card by selects over the whole hand, not an exit at a random index
-    # (a mispredicted branch every turn)
-    index = 0
-    mask = 0
-    for i in range(s.hand_len[digit]):
-        lines = card_lines(s, s.hand[digit, i], forced, plain, cont)
-        take = (lines != 0) & (k == 0)
-        index = i if take else index
-        mask = lines if take else mask
-        k -= lines != 0
+    index = k
+    mask = plain
+    if forced or cont:
+        # the k-th playable card by selects over the whole hand, not an exit at a random
+        # index (a mispredicted branch every turn)
+        index = 0
+        mask = 0
+        for i in range(n):
+            lines = card_lines(s, s.hand[digit, i], forced, plain, cont)
+            take = (lines != 0) & (k == 0)
+            index = i if take else index
+            mask = lines if take else mask
+            k -= lines != 0
     line = _NTH_LINE[mask, below(mix(x_line), popcount(mask))]
     cid = s.hand[digit, index]
     if canonical:
@@ -167,14 +206,25 @@ def put_card(s, digit, index, line, direction, forced):
 @inlined
 def put_card_at(s, digit, index, line, col, direction):
     """put_card with the slot already found."""
+    play_at(s, digit, index, line, col, direction, False)
+
+
+@inlined
+def play_at(s, digit, index, line, col, direction, canonical):
+    """put_card_at; canonical (a random seat in random play or a rollout): no turn record
+    (s.last) and no path to note the card for, stores and a load every such turn skips."""
     cid = s.hand[digit, index]
     s.forced_line = -1
-    s.last[0] = cid
-    s.last[1] = line
-    s.last[2] = direction
+    if not canonical:
+        s.last[0] = cid
+        s.last[1] = line
+        s.last[2] = direction
     hand_remove(s, digit, index)
-    put_down(s, digit, cid, direction, line, col)
-    execute(s, digit, line, col)
+    if canonical:
+        put_from_hand(s, digit, cid, direction, line, col)
+    else:
+        put_down(s, digit, cid, direction, line, col)
+    execute_card(s, digit, cid, line, col)
 
 
 @inlined
@@ -225,7 +275,7 @@ def any_turn(s, canonical):
     forced = begin_turn(s, digit)
     index, line, col, direction = random_input(s, digit, forced, canonical)
     if index >= 0:
-        put_card_at(s, digit, index, line, col, direction)
+        play_at(s, digit, index, line, col, direction, canonical)
     finish_turn(s, digit, index < 0, True)
 
 
