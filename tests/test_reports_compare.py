@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -14,6 +13,7 @@ import polars as pl
 import pytest
 import typer
 from cli_failures import assert_clean_failure
+from run_folders import record_edited_parts
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -274,17 +274,6 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     record_edited_parts(flipped)
     out["flipped"] = flipped
     return out
-
-
-def record_edited_parts(folder: Path) -> None:
-    """Record edited games parts as the run's own: readers count only parts that match
-    the size and checksum the manifest records."""
-    manifest = json.loads((folder / "manifest.json").read_text())
-    for entry in manifest["chunks"].values():
-        record = entry["parts"]["games"]
-        data = (folder / "games" / record["file"]).read_bytes()
-        record.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
-    (folder / "manifest.json").write_text(json.dumps(manifest))
 
 
 def read_games(folder: Path) -> pl.DataFrame:

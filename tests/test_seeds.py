@@ -5,7 +5,6 @@ are read from their column or refused."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -14,6 +13,7 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
+from run_folders import record_edited_parts
 
 import sim
 from reports.summary import RunFolderError, open_run, summarize
@@ -141,9 +141,4 @@ def store_seeds(folder: Path, seeds) -> None:
         frame = pl.read_parquet(part)
         frame.insert_column(frame.columns.index("game") + 1, seeds(frame).alias("seed"))
         frame.write_parquet(part)
-    manifest = json.loads((folder / "manifest.json").read_text())
-    for entry in manifest["chunks"].values():
-        record = entry["parts"]["games"]
-        data = (folder / "games" / record["file"]).read_bytes()
-        record.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
-    (folder / "manifest.json").write_text(json.dumps(manifest))
+    record_edited_parts(folder)
