@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import typer
 
 from sim import game
@@ -31,7 +32,7 @@ def board_text(s) -> str:
 
 def print_game(
     config: Config, seed: int, players: str, swapped: bool = False, with_legend: bool = True
-):
+) -> np.record:
     """Play one game (A first, or B first when swapped, as in a run's pairs) and print it,
     after the notation's legend unless with_legend is False; its final state."""
     a, b = parse_players(players)
