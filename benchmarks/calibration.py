@@ -53,14 +53,13 @@ def play_pairs(config, a: str, b: str, key: int, pairs: int) -> np.ndarray:
     """Engine result rows of `pairs` seat-swapped pairs (games 2i, 2i+1 share a seed), a
     deterministic self-play pair played once and recorded twice as the workers do."""
     from sim.game import play_matchup
-    from sim.runner.seeds import game_seeds
+    from sim.runner.seeds import game_seeds, played_seeds
     from sim.runner.worker import replays
 
-    seeds = game_seeds(key, 0, pairs)
     if replays(a, b):
-        return play_matchup(config, a, b, seeds)[0].repeat(2, axis=0)
+        return play_matchup(config, a, b, game_seeds(key, 0, pairs))[0].repeat(2, axis=0)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), pairs)
-    return play_matchup(config, a, b, seeds.repeat(2), swapped)[0]
+    return play_matchup(config, a, b, played_seeds(key, 0, 2 * pairs, True), swapped)[0]
 
 
 def winrate_rows(cell, out: np.ndarray, pairs: int) -> list[dict]:

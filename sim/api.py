@@ -42,15 +42,20 @@ def run(
     """Play every config x match-up as `sim run` does into `out` and open the result.
     Rerunning the same call continues an interrupted run. PlanError / RunError on mistakes."""
     from sim.runner.plan import make_plan
-    from sim.runner.run import execute
+    from sim.runner.run import compile_first, execute
 
     _check_main_guard()
     plan = make_plan(list(configs), list(players), games, seed, swap, chunk_size)
     if per_game_cards:
         plan = replace(plan, per_game_cards=True)
     report = _print_progress if progress else None
+    compile_first(plan, _print_compiling if progress else lambda what: None)
     execute(plan, Path(out), workers, overwrite=overwrite, progress=report)
     return open_run(out)
+
+
+def _print_compiling(what: str) -> None:
+    print(f"compiling {what}, first run only", file=sys.stderr)
 
 
 def _print_progress(done: int, total: int) -> None:

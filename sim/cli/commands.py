@@ -556,20 +556,14 @@ def _start_line(plan, out: Path) -> str:
 
 
 def _compile_first(plan, quiet: bool) -> None:
-    """Compile each built-in match-up's loop, and the runner's part writer, once in this
-    process when the cache lacks them, saying so: the workers then load them, and the
-    run's games/s holds no compile."""
-    from sim.game import compile_cold
-    from sim.runner.run import compile_writer
+    """The runner's compile_first, its notes on stderr unless quiet."""
+    from sim.runner.run import compile_first
 
     def note(what: str) -> None:
         if not quiet:
             typer.echo(f"compiling {what}, first run only", err=True)
 
-    for config in plan.configs:
-        for a, b in plan.matchups:
-            compile_cold(config, a, b, lambda label: note(f"the engine for {label}"))
-    compile_writer(plan, note)
+    compile_first(plan, note)
 
 
 def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet):

@@ -130,6 +130,18 @@ def _tasks(plan: RunPlan, out: Path, todo: list) -> Iterator[Task]:
         yield Task(str(out), run_id, c, key, c.cell.swap, source, schemas, cards)
 
 
+def compile_first(plan: RunPlan, note: Callable[[str], None]) -> None:
+    """Compile each built-in match-up's loop, and the part writer, once in this process
+    when the cache lacks them, note(what) saying so first: the workers then load them,
+    and the run's games/s holds no compile."""
+    from sim.game import compile_cold
+
+    for config in plan.configs:
+        for a, b in plan.matchups:
+            compile_cold(config, a, b, lambda label: note(f"the engine for {label}"))
+    compile_writer(plan, note)
+
+
 def compile_writer(plan: RunPlan, note: Callable[[str], None]) -> None:
     """Write a blank first chunk into a temporary folder when the runner's own compiled
     kernels (part writer, tallies) are not on disk yet, saying so: one compile here that
