@@ -92,39 +92,53 @@ _SWAP_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
 @kernel
-def deal(s, kinds, axes, first_option):
-    """Build both decks, set a BLANK aside each, shuffle, choose the first player, draw 3."""
+def load_deck(s, kinds, axes):
+    """Both decks' cards and their unshuffled piles (RULES.md 3).
+
+    The same for every game of a batch, so a batch loads them once: rewriting them for
+    every game measured 48 ns of a 1,300 ns random game. Nothing in a game changes a
+    card's kind, axis or owner.
+    """
     n = kinds.shape[0]
     s.n_cards = 2 * n
     lasting = False
     end = False
     rem = False
+    s.aside = -1
+    size = 0
     for i in range(n):
         lasting |= kinds[i] == REM or kinds[i] == END or kinds[i] == CONT
         end |= kinds[i] == END
         rem |= kinds[i] == REM
+        for digit in range(2):
+            s.kind[digit * n + i] = kinds[i]
+            s.axis[digit * n + i] = axes[i]
+            s.owner[digit * n + i] = digit
+        if s.aside < 0 and kinds[i] == BLANK:
+            s.aside = i
+        else:
+            s.fresh[size] = i
+            size += 1
+    s.fresh_len = size
     s.no_lasting = not lasting
     s.no_end = not end
     s.no_rem = not rem
+
+
+@kernel
+def deal(s, first_option):
+    """Set a BLANK aside each, shuffle the loaded decks, choose the first player, draw 3."""
+    n = s.n_cards // 2
+    size = s.fresh_len
     first = first_option if first_option >= 0 else chance_int(s, 2)
     s.first = first
     s.mover = first
     if s.cpu_level > 0:  # solo mode: the CPU always plays second (RULES.md 8)
         s.cpu = 1 - first
     for digit in range(2):
-        start = -1
-        size = 0
-        for i in range(n):
-            cid = digit * n + i
-            s.kind[cid] = kinds[i]
-            s.axis[cid] = axes[i]
-            s.face[cid] = digit
-            s.owner[cid] = digit
-            if start < 0 and kinds[i] == BLANK:
-                start = cid
-            else:
-                s.pile[digit, size] = cid
-                size += 1
+        s.face[digit * n : (digit + 1) * n] = digit
+        for i in range(size):
+            s.pile[digit, i] = s.fresh[i] + digit * n
         # Fisher-Yates with the deal's stream in a local: chance_int's store and reload of
         # s.chance on every draw sat on the loop's critical path (+2.7% a random game)
         x = s.chance
@@ -137,7 +151,7 @@ def deal(s, kinds, axes, first_option):
         s.chance = x
         s.pile_top[digit] = 0
         s.pile_len[digit] = size
-        place(s, start, 0 if digit == first else 1, 0)
+        place(s, s.aside + digit * n if s.aside >= 0 else -1, 0 if digit == first else 1, 0)
     for digit in range(2):
         if digit != s.cpu:  # the CPU has no hand
             for _ in range(HAND_SIZE):
@@ -246,6 +260,17 @@ def setup(
 
     cpu_level 1-4 makes the second seat the CPU card (0: no CPU).
     """
+    load_deck(s, kinds, axes)
+    restart(
+        s, lines, capacity, free, first_option, cpu_level, cpu_numeric, visibility, seed, swapped
+    )
+
+
+@kernel
+def restart(
+    s, lines, capacity, free, first_option, cpu_level, cpu_numeric, visibility, seed, swapped
+):
+    """setup for a state whose deck is already loaded (load_deck): a batch's next game."""
     clear(s, lines, capacity, free)
     s.cpu_level = cpu_level
     s.cpu_numeric = cpu_numeric
@@ -256,7 +281,7 @@ def setup(
     seed_streams(s, seed, swapped)
     s.policy[0] = POLICY_RANDOM
     s.policy[1] = POLICY_RANDOM
-    deal(s, kinds, axes, first_option)
+    deal(s, first_option)
 
 
 @entry
@@ -264,8 +289,9 @@ def play_random_games(s, rules, seats, seeds, swapped, out, cards):
     """Random against random without the CPU: its own loop, so a random run compiles (and
     loads) only the rules and the random turn, and no turn asks whose it is. rules is
     Config.engine_args(0) as one tuple and seats (policies, budgets), as every loop takes."""
+    load_deck(s, rules[0], rules[1])
     for g in range(seeds.shape[0]):
-        setup(s, *rules, seeds[g], swapped[g])
+        restart(s, *rules[2:], seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             canonical_turn(s)
         record(s, out[g], cards[g])

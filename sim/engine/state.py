@@ -65,6 +65,11 @@ STATE_DTYPE = np.dtype(
         ("owner", np.uint8, (MAX_CARDS,)),
         ("by", np.uint8, (MAX_CARDS,)),  # digit that last put the card into the display
         ("n_cards", np.int16),
+        # the dealt deck's pile before shuffling, as card ids of digit 0 (digit 1's are n_cards
+        # / 2 higher), and the BLANK each player sets aside: written once by load_deck
+        ("fresh", np.int16, (MAX_DECK,)),
+        ("fresh_len", np.int16),
+        ("aside", np.int16),
         # what the dealt decks lack, so turns and the record skip work for those cards (0 in
         # a state not dealt, e.g. built from a position: then nothing is skipped)
         ("no_lasting", np.uint8),  # no REM, END or CONT: no lasting effects to count
