@@ -55,6 +55,7 @@ def build_state(pos: Position):
         for col, slot in enumerate(row):
             if slot == MARK:
                 s.mark[line, col] = 1
+                s.span = max(s.span, col + 1)  # columns from span on stay empty (clear, clone)
             elif slot is not None:
                 place(s, ids.new(slot), line, col)
                 if slot.saved:

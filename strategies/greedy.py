@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.engine.clone import clone
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
 from sim.engine.paths import advance, scratch_state
@@ -29,8 +30,7 @@ def margin(s, digit):
 def play_on_copy(s, scratch, digit, index, line, direction, forced, path):
     """Play one move with its sub-decisions along path on a copy in scratch[0]; (decisions
     taken, options per decision)."""
-    scratch[0] = s
-    t = scratch[0]
+    t = clone(scratch, s)
     t.policy[digit] = POLICY_PATH
     t.path[:] = path
     t.path_pos = 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.engine.clone import clone
 from sim.engine.cpu import cpu_turn
 from sim.engine.jit import kernel
 from sim.engine.paths import scratch_state
@@ -151,8 +152,7 @@ def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
     if n > 0 and may_end(t, mover):
         for m in range(n):
             if children[m] < 0:
-                spare[0] = t
-                w = spare[0]
+                w = clone(spare, t)
                 play_move(w, mover, moves, m, forced, POLICY_RANDOM)
                 if w.ended != ONGOING and outcome(w, mover)[0] == 1.0:
                     return m
@@ -280,8 +280,8 @@ def halving(s, det, work, spare, digit, tree, root, bufs, budget, r):
         for _ in range(per):
             determinise(s, det, digit, r)
             for a in range(m):
-                work[0] = det[0]
-                n_nodes = iterate(work[0], spare, digit, tree, n_nodes, root, bufs, r, alive[a])
+                t = clone(work, det[0])
+                n_nodes = iterate(t, spare, digit, tree, n_nodes, root, bufs, r, alive[a])
         rank(alive, m, stats)
         m = (m + 1) // 2
     return alive[0]

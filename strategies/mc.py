@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.engine.clone import clone
 from sim.engine.jit import kernel
 from sim.engine.paths import scratch_state
 from sim.engine.state import POLICY_MC, POLICY_RANDOM
@@ -65,8 +66,7 @@ def halving(s, det, work, digit, forced, moves, n, budget, r):
             determinise(s, det, digit, r)
             for a in range(m):
                 mv = alive[a]
-                work[0] = det[0]
-                t = work[0]
+                t = clone(work, det[0])
                 play_move(t, digit, moves, mv, forced, POLICY_RANDOM)
                 total[mv] += rollout(t, digit, MARGIN_WEIGHT, spare)
                 count[mv] += 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.cards import ENTER, GOSUB, PASTE, PRINT
+from sim.engine.clone import clone
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
@@ -212,8 +213,7 @@ def determinise(s, scratch, digit, r):
     of each deck is taken in card-id order, so the sample depends only on the observation
     and r, never on where the hidden cards really are.
     """
-    scratch[0] = s
-    t = scratch[0]
+    t = clone(scratch, s)
     spans = hidden_places(s, digit)
     hidden = np.zeros(MAX_CARDS, dtype=np.uint8)
     need = np.zeros((3, 2), dtype=np.int64)  # per place and owner deck
@@ -314,8 +314,7 @@ def take_win(t, digit, spare):
                 continue
             for k in range(n_dirs(t, cid)):
                 direction = nth_dir(t, cid, k)
-                spare[0] = t
-                w = spare[0]
+                w = clone(spare, t)
                 put_card(w, digit, index, line, direction, forced)
                 finish_turn(w, digit, False, True)
                 if w.ended != ONGOING and outcome(w, digit)[0] == 1.0:

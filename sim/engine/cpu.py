@@ -12,6 +12,7 @@ import numpy as np
 
 from sim.cards import CONT
 from sim.engine.board import can_enter, is_shut
+from sim.engine.clone import clone
 from sim.engine.commands import execute, put_down
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
@@ -307,8 +308,7 @@ def best_path(s, cid, line, col):
 def try_path(s, scratch, cid, line, col, current, snap_at):
     """Lay the card along current on a copy in scratch[0], with the display snapshot taken
     at decision snap_at; the number of decisions taken."""
-    scratch[0] = s
-    t = scratch[0]
+    t = clone(scratch, s)
     t.path[:] = current
     t.snap_at = snap_at
     lay_card(t, cid, line, col)

@@ -42,9 +42,6 @@ SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 
 STATE_DTYPE = np.dtype(
     [
-        # card id per slot, NO_CARD if empty (ids are below MAX_CARDS = 128: one byte a slot)
-        ("grid", np.int8, (MAX_LINES, MAX_COLS)),
-        ("mark", np.uint8, (MAX_LINES, MAX_COLS)),  # 1 where a pending SAVE marks an empty slot
         ("count", np.int16, (MAX_LINES,)),  # cards per line
         ("width", np.int16, (MAX_LINES,)),  # 1 + right-most occupied column
         ("gap", np.int16, (MAX_LINES,)),  # left-most empty column, kept up to date to avoid scans
@@ -80,9 +77,7 @@ STATE_DTYPE = np.dtype(
         ("pile_len", np.int16, (2,)),
         ("hand", np.int16, (2, MAX_HAND)),
         ("hand_len", np.int16, (2,)),
-        ("cut", np.int16, (MAX_CARDS,)),  # oldest first
         ("cut_len", np.int16),
-        ("removed", np.int16, (MAX_CARDS,)),
         ("removed_len", np.int16),
         ("lines", np.int8),
         ("capacity", np.int8),
@@ -99,8 +94,6 @@ STATE_DTYPE = np.dtype(
         ("srng", np.uint64, (2,)),  # each digit's strategy stream
         ("policy", np.int8, (2,)),
         ("budget", np.int32, (2,)),  # per digit: a search strategy's budget (rollouts, iterations)
-        # scripted sub-decisions: kind, axis, face, dir, line (all small: int8 keeps it compact)
-        ("script", np.int8, (MAX_SCRIPT, 5)),
         ("script_len", np.int16),
         ("script_pos", np.int16),
         # per digit and card kind, for the cards table: drawn, played from hand, took effect
@@ -118,9 +111,6 @@ STATE_DTYPE = np.dtype(
         ("cpu_side", np.int8),  # 1 WINNING, 0 NOT WINNING
         ("cpu_step", np.int8),
         ("cpu_first", np.uint8),  # its first turn is still to come
-        # this CPU turn's placements (card id, line): at most its whole pile
-        # this CPU turn's placements (card id, line): each card at most once
-        ("cpu_log", np.int16, (MAX_CARDS, 2)),
         ("cpu_log_len", np.int16),
         # a decision path being followed or explored (POLICY_PATH); an option index is below
         # 128 (at most MAX_CARDS - 1 cut cards), a count of options may be 128
@@ -135,6 +125,16 @@ STATE_DTYPE = np.dtype(
         ("snap_at", np.int16),
         ("snap_line", np.int8, (MAX_CARDS,)),  # card's line at that decision, -1 if none
         ("snap_own", np.uint8, (MAX_CARDS,)),  # card then showed the CPU's digit
+        # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
+        # clone copies the fields above in one block and of these only that part (clone.py)
+        ("cut", np.int16, (MAX_CARDS,)),  # oldest first
+        ("removed", np.int16, (MAX_CARDS,)),
+        ("cpu_log", np.int16, (MAX_CARDS, 2)),  # this CPU turn's placements: card id, line
+        # card id per slot, NO_CARD if empty (ids are below MAX_CARDS = 128: one byte a slot)
+        ("grid", np.int8, (MAX_LINES, MAX_COLS)),
+        ("mark", np.uint8, (MAX_LINES, MAX_COLS)),  # 1 where a pending SAVE marks an empty slot
+        # scripted sub-decisions: kind, axis, face, dir, line (all small: int8 keeps it compact)
+        ("script", np.int8, (MAX_SCRIPT, 5)),
     ],
     align=True,
 )

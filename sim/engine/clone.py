@@ -1,0 +1,93 @@
+"""Copying a state to play on: the searches' and the CPU's copies, many per decision.
+
+A whole record is 8 KB, and copying it was a third of an mc player's time (perf: libc's
+memmove at 26% of the samples). A game uses a known part of its largest arrays: the display's
+columns up to `span` (the rest stay empty, see game.clear), and the first `cut_len` cut
+cards, `removed_len` removed ones, `cpu_log_len` CPU placements and `script_len` script
+rows. So clone copies every other field in one block and of those arrays only that part.
+The copy plays on exactly as the original would: every byte a game can read is the same.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from sim.engine.jit import DISABLED, kernel
+from sim.engine.state import MAX_COLS, MAX_LINES, STATE_DTYPE
+
+
+def _offset(name: str) -> int:
+    return STATE_DTYPE.fields[name][1]
+
+
+def _row_bytes(name: str) -> int:
+    """Bytes per entry (per row of a 2-d array) of an array field."""
+    sub = STATE_DTYPE.fields[name][0]
+    return sub.base.itemsize * (sub.shape[1] if len(sub.shape) > 1 else 1)
+
+
+_CUT, _REMOVED, _CPU_LOG = _offset("cut"), _offset("removed"), _offset("cpu_log")
+_GRID, _MARK, _SCRIPT = _offset("grid"), _offset("mark"), _offset("script")
+_CUT_ROW, _REMOVED_ROW, _CPU_LOG_ROW, _SCRIPT_ROW = (
+    _row_bytes(name) for name in ("cut", "removed", "cpu_log", "script")
+)
+_CHUNK = 32  # one vector move: the parts of the last arrays are copied in these
+# the block is every field before cut; these come last, in this order (state.py)
+assert _CUT < _REMOVED < _CPU_LOG < _GRID < _MARK < _SCRIPT
+assert all(STATE_DTYPE.fields[n][0].itemsize % _CHUNK == 0 for n in ("cut", "removed", "cpu_log"))
+assert MAX_COLS % _CHUNK == 0
+assert max(field[1] for field in STATE_DTYPE.fields.values()) == _SCRIPT
+
+
+@intrinsic
+def _copy_bytes(typingctx, dst, src, start, size):
+    """Copy size bytes at offset start from one state record to another (numba copies
+    records only whole; a record is a pointer to its bytes)."""
+
+    def codegen(context, builder, signature, args):
+        to, frm, at, n = args
+        byte = ir.IntType(8).as_pointer()
+        to = builder.gep(builder.bitcast(to, byte), [at])
+        frm = builder.gep(builder.bitcast(frm, byte), [at])
+        cgutils.raw_memcpy(builder, to, frm, n, 1)
+        return context.get_dummy_value()
+
+    return types.void(dst, src, types.intp, types.intp), codegen
+
+
+@kernel
+def _clone_jit(scratch, s):
+    t = scratch[0]
+    # the columns either state may use; all of them unless both keep the rest empty
+    cols = max(s.span, t.span) if s.tidy and t.tidy else MAX_COLS
+    _copy_bytes(t, s, 0, _CUT)
+    # entries from each length on are never read
+    _copy_chunks(t, s, _CUT, s.cut_len * _CUT_ROW)
+    _copy_chunks(t, s, _REMOVED, s.removed_len * _REMOVED_ROW)
+    _copy_chunks(t, s, _CPU_LOG, s.cpu_log_len * _CPU_LOG_ROW)
+    for line in range(MAX_LINES):
+        _copy_chunks(t, s, _GRID + line * MAX_COLS, cols)
+        _copy_chunks(t, s, _MARK + line * MAX_COLS, cols)
+    if s.script_len > 0:  # rare (scenarios' scripted seats), and last: not in chunks
+        _copy_bytes(t, s, _SCRIPT, s.script_len * _SCRIPT_ROW)
+    return t
+
+
+@kernel
+def _copy_chunks(t, s, start, size):
+    """size bytes at start, rounded up to whole chunks: a few fixed-size vector moves
+    instead of a call to memcpy (a field's size is a whole number of chunks)."""
+    for at in range(start, start + size, _CHUNK):
+        _copy_bytes(t, s, at, _CHUNK)
+
+
+def _clone_py(scratch, s):
+    scratch[0] = s
+    return scratch[0]
+
+
+# clone(scratch, s): a copy of s to play on in the one-record array scratch, as scratch[0]
+clone = _clone_py if DISABLED else _clone_jit
