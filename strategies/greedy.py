@@ -29,13 +29,14 @@ def margin(s, digit):
 @kernel
 def play_on_copy(s, scratch, digit, index, line, direction, forced, path):
     """Play one move with its sub-decisions along path on a copy in scratch[0]; (decisions
-    taken, options per decision)."""
+    taken, options per decision). The options are the copy's own, valid until scratch is
+    next written: a copy of them per move tried cost an allocation."""
     t = clone(scratch, s)
     t.policy[digit] = POLICY_PATH
     t.path[:] = path
     t.path_pos = 0
     put_card(t, digit, index, line, direction, forced)
-    return t.path_pos, t.path_options.copy()
+    return t.path_pos, t.path_options
 
 
 @kernel
