@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import ENTER, GOSUB, PASTE, PRINT
+from sim.cards import BLANK, ENTER, GOSUB, PASTE, PRINT
 from sim.engine.clone import clone
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
@@ -17,10 +17,11 @@ from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.paths import scratch_state
 from sim.engine.rng import advance, below, mix
-from sim.engine.score import controller, scores
+from sim.engine.score import controller
 from sim.engine.state import (
     MAX_CARDS,
     MAX_DEPTH,
+    NO_CARD,
     ONGOING,
     POLICY_PATH,
     POLICY_RANDOM,
@@ -261,7 +262,21 @@ def determinise(s, scratch, digit, r):
 def outcome(t, digit):
     """A finished game's value for digit: win 1, draw 0.5, loss 0 (RULES.md 6, 8), and its
     score margin."""
-    zero, one = scores(t)
+    return outcome_plus(t, digit, -1)
+
+
+@kernel
+def outcome_plus(t, digit, extra):
+    """outcome, as if a BLANK showing digit had entered line extra (-1: none); extra only
+    in a deck without REM, where a card counts for control wherever it sits in its line."""
+    zero = 0
+    one = 0
+    top = -1  # the highest controlled line, which breaks a tie (RULES.md 6)
+    for line in range(t.lines):
+        who = controller(t, line) if line != extra else controller_plus(t, line, digit)
+        zero += 10 * (line + 1) if who == 0 else 0
+        one += 10 * (line + 1) if who == 1 else 0
+        top = who if who >= 0 else top
     mine, theirs = (one, zero) if digit == 1 else (zero, one)
     margin = mine - theirs
     if margin > 0:
@@ -270,13 +285,23 @@ def outcome(t, digit):
         return 0.0, margin
     if t.cpu >= 0:  # solo: equal scores lose for the CPU
         return (0.0 if digit == t.cpu else 1.0), margin
-    if mine == 0:
+    if mine == 0 or top < 0:
         return 0.5, margin
-    for line in range(t.lines - 1, -1, -1):
-        who = controller(t, line)
-        if who >= 0:
-            return (1.0 if who == digit else 0.0), margin
-    return 0.5, margin
+    return (1.0 if top == digit else 0.0), margin
+
+
+@kernel
+def controller_plus(t, line, face):
+    """controller of a line in a deck without REM, with one more card showing face."""
+    count = t.count[line] + 1
+    if count < 3:
+        return -1
+    ones = face
+    for col in range(t.width[line]):
+        cid = t.grid[line, col]
+        ones += t.face[cid] if cid != NO_CARD else 0
+    zeros = count - ones
+    return 1 if ones > zeros else (0 if zeros > ones else -1)
 
 
 @kernel
@@ -309,15 +334,22 @@ def take_win(t, digit, spare):
         mask = card_lines(t, cid, forced, plain, cont)
         if not by_load and not may_move_down(t, cid):
             mask &= run
+        # a BLANK does nothing once placed, so with LOAD to run the pile out its trial needs
+        # no copy (most of an mc player's time went to trials on copies): scored in place
+        blank = by_load and t.no_rem and t.kind[cid] == BLANK
         for line in range(t.lines):
             if not mask & (1 << line):
                 continue
             for k in range(n_dirs(t, cid)):
                 direction = nth_dir(t, cid, k)
-                w = clone(spare, t)
-                put_card(w, digit, index, line, direction, forced)
-                finish_turn(w, digit, False, True)
-                if w.ended != ONGOING and outcome(w, digit)[0] == 1.0:
+                if blank:  # the game ends: only the line's count and faces change
+                    wins = outcome_plus(t, digit, line)[0] == 1.0
+                else:
+                    w = clone(spare, t)
+                    put_card(w, digit, index, line, direction, forced)
+                    finish_turn(w, digit, False, True)
+                    wins = w.ended != ONGOING and outcome(w, digit)[0] == 1.0
+                if wins:
                     put_card(t, digit, index, line, direction, forced)
                     finish_turn(t, digit, False, True)
                     return True
