@@ -17,11 +17,10 @@ from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.paths import scratch_state
 from sim.engine.rng import advance, below, mix
-from sim.engine.score import controller
+from sim.engine.score import controller, controller_plus
 from sim.engine.state import (
     MAX_CARDS,
     MAX_DEPTH,
-    NO_CARD,
     ONGOING,
     POLICY_PATH,
     POLICY_RANDOM,
@@ -288,20 +287,6 @@ def outcome_plus(t, digit, extra):
     if mine == 0 or top < 0:
         return 0.5, margin
     return (1.0 if top == digit else 0.0), margin
-
-
-@kernel
-def controller_plus(t, line, face):
-    """controller of a line in a deck without REM, with one more card showing face."""
-    count = t.count[line] + 1
-    if count < 3:
-        return -1
-    ones = face
-    for col in range(t.width[line]):
-        cid = t.grid[line, col]
-        ones += t.face[cid] if cid != NO_CARD else 0
-    zeros = count - ones
-    return 1 if ones > zeros else (0 if zeros > ones else -1)
 
 
 @kernel

@@ -20,12 +20,7 @@ def controller(s, line):
     if s.count[line] < 3:
         return NOBODY
     if s.no_rem:  # every card counts: the faces by selects, no branch per slot on REM
-        ones = 0
-        for col in range(s.width[line]):
-            cid = s.grid[line, col]
-            ones += s.face[cid] if cid != NO_CARD else 0
-        zeros = s.count[line] - ones
-        return 1 if ones > zeros else (0 if zeros > ones else NOBODY)
+        return by_faces(s, line, 0, 0)
     ones = 0
     zeros = 0
     closed = False
@@ -50,6 +45,25 @@ def controller(s, line):
     if zeros > ones:
         return 0
     return NOBODY
+
+
+@kernel
+def controller_plus(s, line, face):
+    """controller, with one more card showing face in the line, in a deck without REM
+    (where a card counts wherever it sits): a move's outcome scored without playing it."""
+    if s.count[line] + 1 < 3:
+        return NOBODY
+    return by_faces(s, line, 1, face)
+
+
+@kernel
+def by_faces(s, line, more, ones):
+    """Who controls a line where every card counts, with more cards of which ones show 1."""
+    for col in range(s.width[line]):
+        cid = s.grid[line, col]
+        ones += s.face[cid] if cid != NO_CARD else 0
+    zeros = s.count[line] + more - ones
+    return 1 if ones > zeros else (0 if zeros > ones else NOBODY)
 
 
 @kernel
