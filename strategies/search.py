@@ -17,7 +17,7 @@ from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.paths import scratch_state
 from sim.engine.rng import advance, below, mix
-from sim.engine.score import controller, controller_plus
+from sim.engine.score import scores_plus
 from sim.engine.state import (
     MAX_CARDS,
     MAX_DEPTH,
@@ -268,14 +268,7 @@ def outcome(t, digit):
 def outcome_plus(t, digit, extra):
     """outcome, as if a BLANK showing digit had entered line extra (-1: none); extra only
     in a deck without REM, where a card counts for control wherever it sits in its line."""
-    zero = 0
-    one = 0
-    top = -1  # the highest controlled line, which breaks a tie (RULES.md 6)
-    for line in range(t.lines):
-        who = controller(t, line) if line != extra else controller_plus(t, line, digit)
-        zero += 10 * (line + 1) if who == 0 else 0
-        one += 10 * (line + 1) if who == 1 else 0
-        top = who if who >= 0 else top
+    zero, one, top = scores_plus(t, extra, digit)
     mine, theirs = (one, zero) if digit == 1 else (zero, one)
     margin = mine - theirs
     if margin > 0:

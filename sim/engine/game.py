@@ -105,7 +105,6 @@ def load_deck(s, kinds, axes):
     end = False
     rem = False
     s.aside = -1
-    size = 0
     for i in range(n):
         lasting |= kinds[i] == REM or kinds[i] == END or kinds[i] == CONT
         end |= kinds[i] == END
@@ -116,10 +115,6 @@ def load_deck(s, kinds, axes):
             s.owner[digit * n + i] = digit
         if s.aside < 0 and kinds[i] == BLANK:
             s.aside = i
-        else:
-            s.fresh[size] = i
-            size += 1
-    s.fresh_len = size
     s.no_lasting = not lasting
     s.no_end = not end
     s.no_rem = not rem
@@ -129,7 +124,7 @@ def load_deck(s, kinds, axes):
 def deal(s, first_option):
     """Set a BLANK aside each, shuffle the loaded decks, choose the first player, draw 3."""
     n = s.n_cards // 2
-    size = s.fresh_len
+    size = n - 1  # a config's deck holds a BLANK (config.py): the one set aside
     first = first_option if first_option >= 0 else chance_int(s, 2)
     s.first = first
     s.mover = first
@@ -137,8 +132,8 @@ def deal(s, first_option):
         s.cpu = 1 - first
     for digit in range(2):
         s.face[digit * n : (digit + 1) * n] = digit
-        for i in range(size):
-            s.pile[digit, i] = s.fresh[i] + digit * n
+        for i in range(size):  # the deck in order, without the BLANK set aside
+            s.pile[digit, i] = digit * n + i + (i >= s.aside)
         # Fisher-Yates with the deal's stream in a local: chance_int's store and reload of
         # s.chance on every draw sat on the loop's critical path (+2.7% a random game)
         x = s.chance
@@ -151,7 +146,7 @@ def deal(s, first_option):
         s.chance = x
         s.pile_top[digit] = 0
         s.pile_len[digit] = size
-        place(s, s.aside + digit * n if s.aside >= 0 else -1, 0 if digit == first else 1, 0)
+        place(s, digit * n + s.aside, 0 if digit == first else 1, 0)
     for digit in range(2):
         if digit != s.cpu:  # the CPU has no hand
             for _ in range(HAND_SIZE):

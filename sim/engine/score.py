@@ -69,12 +69,21 @@ def by_faces(s, line, more, ones):
 @kernel
 def scores(s):
     """(score of digit 0, score of digit 1)."""
+    zero, one, _ = scores_plus(s, -1, 0)
+    return zero, one
+
+
+@kernel
+def scores_plus(s, extra, face):
+    """scores, as if one more card showing face had entered line extra (-1: none; see
+    controller_plus), and the digit controlling the highest controlled line (NOBODY if
+    none), which breaks a tie (RULES.md 6)."""
     zero = 0
     one = 0
+    top = NOBODY
     for line in range(s.lines):
-        who = controller(s, line)
-        if who == 0:
-            zero += 10 * (line + 1)
-        elif who == 1:
-            one += 10 * (line + 1)
-    return zero, one
+        who = controller(s, line) if line != extra else controller_plus(s, line, face)
+        zero += 10 * (line + 1) if who == 0 else 0
+        one += 10 * (line + 1) if who == 1 else 0
+        top = who if who >= 0 else top
+    return zero, one, top

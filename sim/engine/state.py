@@ -62,10 +62,8 @@ STATE_DTYPE = np.dtype(
         ("owner", np.uint8, (MAX_CARDS,)),
         ("by", np.uint8, (MAX_CARDS,)),  # digit that last put the card into the display
         ("n_cards", np.int16),
-        # the dealt deck's pile before shuffling, as card ids of digit 0 (digit 1's are n_cards
-        # / 2 higher), and the BLANK each player sets aside: written once by load_deck
-        ("fresh", np.int16, (MAX_DECK,)),
-        ("fresh_len", np.int16),
+        # deck index of the BLANK each player sets aside (its first, RULES.md 3): the pile
+        # before shuffling is every other card in deck order; written once by load_deck
         ("aside", np.int16),
         # what the dealt decks lack, so turns and the record skip work for those cards (0 in
         # a state not dealt, e.g. built from a position: then nothing is skipped)
