@@ -89,6 +89,7 @@ def place(s, cid, line, col):
     """Put a card into an empty slot; a pending SAVE mark saves it as it enters (5.5)."""
     s.grid[line, col] = cid
     s.count[line] += 1
+    s.ones[line] += s.face[cid]
     keep_full3(s, line)
     s.span = max(s.span, col + 1)
     if col >= MAX_COLS - 1:
@@ -112,6 +113,7 @@ def lift(s, line, col):
     cid = s.grid[line, col]
     s.grid[line, col] = NO_CARD
     s.count[line] -= 1
+    s.ones[line] -= s.face[cid]
     keep_full3(s, line)
     if col < s.gap[line]:
         s.gap[line] = col
@@ -122,6 +124,13 @@ def lift(s, line, col):
         s.width[line] = width
         update_shut(s, line)
     return cid
+
+
+@kernel
+def turn_over(s, line, cid):
+    """Turn a card in a line to its other digit (IF...THEN, IF...ELSE, SYNTAX ERROR)."""
+    s.face[cid] = 1 - s.face[cid]
+    s.ones[line] += 1 if s.face[cid] else -1
 
 
 @kernel

@@ -25,7 +25,15 @@ from sim.cards import (
     SYNTAX,
     UP,
 )
-from sim.engine.board import can_enter, in_bounds, lift, move_to_line, neighbour, place
+from sim.engine.board import (
+    can_enter,
+    in_bounds,
+    lift,
+    move_to_line,
+    neighbour,
+    place,
+    turn_over,
+)
 from sim.engine.decide import ASK_CUT, ASK_HAND, choose_card, choose_dir, choose_gosub_line
 from sim.engine.hands import draw, hand_add, hand_remove
 from sim.engine.jit import inlined, kernel
@@ -116,7 +124,7 @@ def one_shot(s, digit, cid, kind, line, col, t_line, t_col):
     if kind == IFTHEN:
         if not movable(s, t_line, t_col) or s.face[s.grid[t_line, t_col]] == s.face[cid]:
             return False
-        s.face[s.grid[t_line, t_col]] = s.face[cid]
+        turn_over(s, t_line, s.grid[t_line, t_col])  # to the IF...THEN's digit
         return True
     if kind == SAVE:
         return save(s, cid, t_line, t_col)
@@ -165,8 +173,7 @@ def if_then_else(s, cid, line, col):
             if match & (1 << k):
                 delete_at(s, n_line, n_col)
             else:
-                other = s.grid[n_line, n_col]
-                s.face[other] = 1 - s.face[other]
+                turn_over(s, n_line, s.grid[n_line, n_col])
     return seen != 0
 
 
@@ -182,12 +189,11 @@ def syntax_error(s, cid, line, col, t_line, t_col):
         other_line = line + step
         while 0 <= other_line < s.lines:
             if movable(s, other_line, col):
-                other = s.grid[other_line, col]
-                s.face[other] = 1 - s.face[other]
+                turn_over(s, other_line, s.grid[other_line, col])
                 turned = True
             other_line += step
     if not s.saved[cid]:
-        s.face[cid] = 1 - s.face[cid]
+        turn_over(s, line, cid)
         turned = True
     return turned
 

@@ -43,6 +43,7 @@ def clear(s, lines, capacity, free):
     s.span = 0
     s.tidy = 1
     s.count[:] = 0
+    s.ones[:] = 0
     s.width[:] = 0
     s.gap[:] = 0
     s.shut = 0

@@ -43,6 +43,9 @@ SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 STATE_DTYPE = np.dtype(
     [
         ("count", np.int16, (MAX_LINES,)),  # cards per line
+        # cards per line showing 1, kept by place, lift and turn_over: who controls a line
+        # without REM is then two loads, not a walk over its slots (board.py)
+        ("ones", np.int16, (MAX_LINES,)),
         ("width", np.int16, (MAX_LINES,)),  # 1 + right-most occupied column
         ("gap", np.int16, (MAX_LINES,)),  # left-most empty column, kept up to date to avoid scans
         ("shut", np.int64),  # bit per line: shut by an END (5.10), kept up to date by place/lift
