@@ -38,7 +38,7 @@ import numpy as np
 
 from sim.cards import BLANK, IFTHEN, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.jit import kernel
+from sim.engine.jit import inlined, kernel
 from sim.engine.paths import advance, scratch_state
 from sim.engine.state import MAX_DEPTH, MAX_LINES, NO_CARD, POLICY_HEURISTIC
 from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line_masks
@@ -76,7 +76,7 @@ WEIGHTS = default_weights()
 T_MINE, T_THEIRS, T_SAVED, T_LEFT, T_RIGHT = 0, 1, 2, 3, 4
 
 
-@kernel
+@inlined
 def tally_lines(t, digit, out):
     """tally of every line into out[line, T_*]: once per position tried, since the static
     value, the replies and the tie-break all read them (three walks a line measured 23% of
@@ -90,7 +90,7 @@ def tally_lines(t, digit, out):
         out[line, T_RIGHT] = right_of
 
 
-@kernel
+@inlined
 def tally(t, line, digit):
     """Counted (not REM-excluded) cards of digit and of the other digit in a line, the saved
     ones among them, and the first and last column that counts."""
@@ -120,7 +120,7 @@ def tally(t, line, digit):
     return mine, theirs, saved, left_of, right_of
 
 
-@kernel
+@inlined
 def control_value(count, lead, value):
     """The line's value for the mover (+), the opponent (-) or nobody (0)."""
     if count < 3 or lead == 0:
@@ -128,7 +128,7 @@ def control_value(count, lead, value):
     return value if lead > 0 else -value
 
 
-@kernel
+@inlined
 def line_value(count, lead, saved, value, w):
     """Static value of one line beyond its control: lead margin, building, saved cards."""
     out = w[W_SAVED] * value * saved
@@ -159,7 +159,7 @@ def result_value(t, tl, mine, theirs):
     return 0.0
 
 
-@kernel
+@inlined
 def hand_value(s, t, digit, w):
     """Worth of the mover's hand after the move: its own cards by kind, stolen ones blind."""
     total = 0.0
@@ -173,6 +173,8 @@ def hand_value(s, t, digit, w):
     return total
 
 
+# evaluate's helpers are inlined into it: as calls, each passing w or tl cost a reference
+# count up and down (NRT_incref/decref 5.6% of a heuristic game, perf)
 @kernel
 def evaluate(s, t, digit, w, tl):
     """Value for digit of the position t reached from s by digit's move (module docstring);
@@ -197,12 +199,12 @@ def evaluate(s, t, digit, w, tl):
     return worst_reply(t, tl, digit, other, mine, theirs, static, w)
 
 
-@kernel
+@inlined
 def pile_left(t, digit):
     return t.pile_len[digit] - t.pile_top[digit]
 
 
-@kernel
+@inlined
 def worst_reply(t, tl, digit, other, mine, theirs, static, w):
     """The value after the opponent's most harmful simple reply (one card of their digit,
     turning the mover's card left of it with weight W_FLIP)."""
@@ -235,7 +237,7 @@ def worst_reply(t, tl, digit, other, mine, theirs, static, w):
     return worst
 
 
-@kernel
+@inlined
 def flippable(t, digit, line, col, left_of, right_of):
     """A counted, unsaved card of the mover's digit at (line, col)."""
     if col < 0 or col < left_of or col > right_of:
@@ -244,7 +246,7 @@ def flippable(t, digit, line, col, left_of, right_of):
     return cid != NO_CARD and t.face[cid] == digit and not t.saved[cid]
 
 
-@kernel
+@inlined
 def reply_value(t, tl, line, m, o, lead, saved, mine, theirs, static, ends, w):
     """Value once a reply put one card into the line, leaving m and o counted cards there
     (the line's lead was lead); a result if it ends the game."""
