@@ -15,12 +15,18 @@ from sim.engine.board import place
 from sim.engine.clone import clone
 from sim.engine.game import record, setup
 from sim.engine.paths import scratch_state
-from sim.engine.state import ONGOING, STATE_DTYPE
+from sim.engine.state import ONGOING, POLICY_PATH, POLICY_RANDOM, STATE_DTYPE
 from sim.engine.turn import canonical_turn
 from sim.game import result_buffers
 
 # the arrays clone copies only up to their length; every other field is copied whole
-LENGTHS = {"cut": "cut_len", "removed": "removed_len", "cpu_log": "cpu_log_len"}
+LENGTHS = {
+    "cut": "cut_len",
+    "removed": "removed_len",
+    "cpu_log": "cpu_log_len",
+    "script": "script_len",
+    "path_options": "path_pos",
+}
 
 
 @numba.njit(cache=True)
@@ -56,14 +62,16 @@ def _clone(scratch, source):
 
 
 def _same_for_play(a, b) -> list[str]:
-    """The fields where b differs from a in a part a game can read."""
+    """The fields where b differs from a in a part a game can read: the path only when a
+    seat follows one, the snapshot only once one is asked for (clone.py)."""
     differ = []
+    follows = any(int(p) != POLICY_RANDOM for p in a["policy"])
     for name in STATE_DTYPE.names:
         x, y = a[name], b[name]
         if name in LENGTHS:
             x, y = x[: int(a[LENGTHS[name]])], y[: int(a[LENGTHS[name]])]
-        elif name == "script":
-            x, y = x[: int(a["script_len"])], y[: int(a["script_len"])]
+        elif (name == "path" and not follows) or (name.startswith("snap_") and a["snap_at"] < 0):
+            continue
         if not np.array_equal(x, y):
             differ.append(name)
     return differ
@@ -94,3 +102,28 @@ def test_clone_into_a_fresh_scratch_copies_the_whole_display():
     _clone(copy, source)
     assert np.array_equal(copy[0]["grid"], source[0]["grid"])
     assert np.array_equal(copy[0]["mark"], source[0]["mark"])
+
+
+def test_clone_copies_a_followed_path_and_an_asked_snapshot():
+    """The path of a seat that follows one and a snapshot once asked for are read: copied
+    whole, into a target whose own are different (as _litter leaves the display)."""
+    rules = load("variants").engine_args(0)
+    source, copy = scratch_state(), scratch_state()
+    rng = np.random.default_rng(5)
+    _play(copy, rules, np.uint64(77), 30)
+    copy[0]["path"] = rng.integers(0, 100, copy[0]["path"].shape)
+    copy[0]["snap_line"] = rng.integers(-1, 6, copy[0]["snap_line"].shape)
+    copy[0]["snap_own"] = rng.integers(0, 2, copy[0]["snap_own"].shape)
+    _play(source, rules, np.uint64(8), 12)
+    source[0]["policy"][1] = POLICY_PATH
+    source[0]["path"] = rng.integers(0, 100, source[0]["path"].shape)
+    source[0]["path_pos"] = 40
+    source[0]["path_options"] = rng.integers(1, 9, source[0]["path_options"].shape)
+    source[0]["snap_at"] = 2
+    source[0]["snap_line"] = rng.integers(-1, 6, source[0]["snap_line"].shape)
+    source[0]["snap_own"] = rng.integers(0, 2, source[0]["snap_own"].shape)
+    _clone(copy, source)
+    assert _same_for_play(source[0], copy[0]) == []
+    for name in ("path", "snap_line", "snap_own"):
+        assert np.array_equal(copy[0][name], source[0][name]), name
+    assert np.array_equal(copy[0]["path_options"][:40], source[0]["path_options"][:40])

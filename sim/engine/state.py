@@ -115,19 +115,19 @@ STATE_DTYPE = np.dtype(
         ("cpu_log_len", np.int16),
         # a decision path being followed or explored (POLICY_PATH); an option index is below
         # 128 (at most MAX_CARDS - 1 cut cards), a count of options may be 128
-        ("path", np.int8, (MAX_DEPTH,)),
-        ("path_pos", np.int16),
-        ("path_options", np.int16, (MAX_DEPTH,)),
+        ("path_pos", np.int16),  # (path and path_options are with the last arrays below)
         ("path_ask", np.int16),  # 1 + the depth at which to stop and ask Python (0: never)
         ("ask", np.int16, (4,)),  # what the next decision is about: ASK_*, card id, line, col
         ("last", np.int16, (3,)),  # the latest hand card played: card id, line, direction
         # the display as one decision (at depth snap_at, -1 for none) saw it, for the CPU's
         # ranking; one snapshot, not one per depth, keeps the record small at any depth
         ("snap_at", np.int16),
-        ("snap_line", np.int8, (MAX_CARDS,)),  # card's line at that decision, -1 if none
-        ("snap_own", np.uint8, (MAX_CARDS,)),  # card then showed the CPU's digit
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)
+        ("path_options", np.int16, (MAX_DEPTH,)),  # options met, below path_pos
+        ("path", np.int8, (MAX_DEPTH,)),  # read only by a seat not on POLICY_RANDOM
+        ("snap_line", np.int8, (MAX_CARDS,)),  # card's line at that decision, -1 if none
+        ("snap_own", np.uint8, (MAX_CARDS,)),  # card then showed the CPU's digit
         ("cut", np.int16, (MAX_CARDS,)),  # oldest first
         ("removed", np.int16, (MAX_CARDS,)),
         ("cpu_log", np.int16, (MAX_CARDS, 2)),  # this CPU turn's placements: card id, line
