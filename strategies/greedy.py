@@ -14,7 +14,7 @@ import numpy as np
 from sim.engine.clone import clone
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
-from sim.engine.paths import advance, scratch_state
+from sim.engine.paths import advance, scratch_state, set_path
 from sim.engine.score import scores
 from sim.engine.state import MAX_DEPTH, POLICY_GREEDY, POLICY_PATH
 from sim.engine.turn import begin_turn, card_lines, finish_turn, line_masks, put_card
@@ -33,7 +33,7 @@ def play_on_copy(s, scratch, digit, index, line, direction, forced, path):
     next written: a copy of them per move tried cost an allocation."""
     t = clone(scratch, s)
     t.policy[digit] = POLICY_PATH
-    t.path[:] = path
+    set_path(t, path)
     t.path_pos = 0
     put_card(t, digit, index, line, direction, forced)
     return t.path_pos, t.path_options
@@ -51,7 +51,7 @@ def try_move(s, scratch, digit, index, line, direction, forced, path):
 def play_move(s, digit, index, line, direction, forced, path, policy):
     """Play the chosen move for real, its sub-decisions along path, then seat policy back."""
     s.policy[digit] = POLICY_PATH
-    s.path[:] = path
+    set_path(s, path)
     s.path_pos = 0
     put_card(s, digit, index, line, direction, forced)
     s.policy[digit] = policy

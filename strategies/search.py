@@ -132,9 +132,9 @@ def list_moves(s, scratch, digit, forced, moves):
 def play_move(t, digit, moves, m, forced, policy):
     """A whole turn of the mover in t along moves[m], the seat on policy afterwards."""
     t.policy[digit] = POLICY_PATH
-    t.path[:] = 0
-    for d in range(moves[m, M_LEN]):
-        t.path[d] = moves[m, M_PATH + d]
+    depth = moves[m, M_LEN]
+    for d in range(MAX_DEPTH):  # one plain loop: a slice assignment into a record's array
+        t.path[d] = moves[m, M_PATH + d] if d < depth else 0  # went byte by byte (paths.py)
     t.path_pos = 0
     put_card(t, digit, moves[m, M_INDEX], moves[m, M_LINE], moves[m, M_DIR], forced)
     t.policy[digit] = policy

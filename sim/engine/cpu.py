@@ -16,7 +16,7 @@ from sim.engine.clone import clone
 from sim.engine.commands import execute, put_down
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
-from sim.engine.paths import next_change, path_choice, scratch_state
+from sim.engine.paths import next_change, path_choice, scratch_state, set_path
 from sim.engine.score import controller, scores
 from sim.engine.state import (
     END_CPU_OUT,
@@ -236,7 +236,7 @@ def place_ranked(s, cid, line, col):
     best = best_path(s, cid, line, col)
     if s.error:
         return False
-    s.path[:] = best
+    set_path(s, best)
     lay_card(s, cid, line, col)
     s.cpu_log[s.cpu_log_len, 0] = cid
     s.cpu_log[s.cpu_log_len, 1] = line
@@ -309,7 +309,7 @@ def try_path(s, scratch, cid, line, col, current, snap_at):
     """Lay the card along current on a copy in scratch[0], with the display snapshot taken
     at decision snap_at; the number of decisions taken."""
     t = clone(scratch, s)
-    t.path[:] = current
+    set_path(t, current)
     t.snap_at = snap_at
     lay_card(t, cid, line, col)
     return np.int64(t.path_pos)

@@ -32,6 +32,15 @@ def path_choice(s, n):
 
 
 @kernel
+def set_path(s, path):
+    """s.path[:] = path as a plain loop, which LLVM turns into vector moves: numba's slice
+    assignment into a record's array copied byte by byte behind a broadcast check (40% of
+    the time greedy spent playing a move on a copy, perf)."""
+    for depth in range(MAX_DEPTH):
+        s.path[depth] = path[depth]
+
+
+@kernel
 def snapshot(s):
     """Each card's line and whether it shows the CPU's digit, as decision s.snap_at is made."""
     s.snap_line[:] = -1
