@@ -32,6 +32,7 @@ from sim.engine.board import (
     move_to_line,
     neighbour,
     place,
+    place_inline,
     turn_over,
 )
 from sim.engine.decide import ASK_CUT, ASK_HAND, choose_card, choose_dir, choose_gosub_line
@@ -261,7 +262,7 @@ def put_from_hand(s, digit, cid, direction, line, col):
     s.dirn[cid] = direction
     s.by[cid] = digit
     s.played[digit, s.kind[cid]] += 1
-    place(s, cid, line, col)
+    place_inline(s, cid, line, col)
 
 
 @kernel
