@@ -18,7 +18,7 @@ import numpy as np
 
 from sim.engine.clone import clone
 from sim.engine.cpu import cpu_turn
-from sim.engine.jit import kernel
+from sim.engine.jit import inlined, kernel
 from sim.engine.paths import scratch_state
 from sim.engine.rng import mix
 from sim.engine.state import ONGOING, POLICY_ISMCTS, POLICY_RANDOM
@@ -47,10 +47,13 @@ PASS_KEY = -1
 MAX_TRAIL = 256  # nodes on one descent (a game has far fewer turns)
 
 # node fields, one array each (struct of arrays)
+# The tree's helpers are inlined (jit.inlined) into the descent: as calls, each passing
+# the tree's arrays cost a reference count up and down per array (NRT_incref/decref 8.8% of
+# an ismcts game, perf)
 N_PARENT, N_CHILD, N_SIBLING, N_PLAYER = 0, 1, 2, 3
 
 
-@kernel
+@inlined
 def move_key(t, digit, moves, m):
     """What identifies a move across deals: player, card kind and axis, line, direction, path."""
     cid = t.hand[digit, moves[m, M_INDEX]]
@@ -81,14 +84,14 @@ def new_tree(size):
     return links, keys, stats, table
 
 
-@kernel
+@inlined
 def slot_of(table, parent, key):
     """Start of the probe sequence for (parent, key)."""
     h = mix(np.uint64(key) ^ (np.uint64(parent) * np.uint64(0x9E3779B97F4A7C15)))
     return np.int64(h & np.uint64(table.shape[0] - 1))
 
 
-@kernel
+@inlined
 def add_child(links, keys, stats, table, n_nodes, parent, key, player):
     """A new child of parent (the caller checks that the tree has room); its index."""
     node = n_nodes
@@ -106,7 +109,7 @@ def add_child(links, keys, stats, table, n_nodes, parent, key, player):
     return node
 
 
-@kernel
+@inlined
 def find_child(links, keys, table, node, key):
     """The child of node reached by the move key, or -1."""
     i = slot_of(table, node, key)
@@ -118,20 +121,20 @@ def find_child(links, keys, table, node, key):
     return -1
 
 
-@kernel
+@inlined
 def ucb(stats, child):
     """Mean value plus the exploration term over the child's availability."""
     visits = stats[child, 0]
     return stats[child, 2] / visits + EXPLORE * np.sqrt(np.log(stats[child, 1]) / visits)
 
 
-@kernel
+@inlined
 def legal_keys(t, mover, moves, n, keys_out):
     for m in range(n):
         keys_out[m] = move_key(t, mover, moves, m)
 
 
-@kernel
+@inlined
 def legal(t, work, moves, move_keys):
     """Begin the mover's turn in t and list its moves and their keys (a pass when none);
     (moves, whether the NEXT-forced slot binds)."""
@@ -165,7 +168,7 @@ def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
     return 0
 
 
-@kernel
+@inlined
 def step(t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r):
     """One tree step at node among the mover's n legal moves: select or expand, and play.
 
