@@ -250,19 +250,28 @@ def cpu_print(s, digit, line, col):
 @inlined  # on every turn's path; LLVM kept it a call (~5% of a random game, perf)
 def put_down(s, digit, cid, direction, line, col):
     """A card from a hand (or the CPU's pile) into the display with the player's digit up."""
-    put_from_hand(s, digit, cid, direction, line, col)
+    turn_up(s, digit, cid, direction)
+    place(s, cid, line, col)
     if s.policy[digit] == POLICY_PATH:
         note_placed(s, cid, line)
 
 
 @inlined
 def put_from_hand(s, digit, cid, direction, line, col):
-    """put_down for a seat known not to follow a path (a random seat's turn)."""
+    """put_down for a seat known not to follow a path (a random seat's turn): place inlined
+    only here, since inlined at put_down's callers too it added 6 s to the random loop's
+    compile (its only other site is the searches' rollouts)."""
+    turn_up(s, digit, cid, direction)
+    place_inline(s, cid, line, col)
+
+
+@inlined
+def turn_up(s, digit, cid, direction):
+    """A hand card about to enter the display: the player's digit up, pointing direction."""
     s.face[cid] = digit
     s.dirn[cid] = direction
     s.by[cid] = digit
     s.played[digit, s.kind[cid]] += 1
-    place_inline(s, cid, line, col)
 
 
 @kernel
