@@ -33,7 +33,7 @@ def play_on_copy(s, scratch, digit, index, line, direction, forced, path):
     next written: a copy of them per move tried cost an allocation."""
     t = clone(scratch, s)
     t.policy[digit] = POLICY_PATH
-    set_path(t, path)
+    set_path(t, path, MAX_DEPTH)
     t.path_pos = 0
     put_card(t, digit, index, line, direction, forced)
     return t.path_pos, t.path_options
@@ -51,7 +51,7 @@ def try_move(s, scratch, digit, index, line, direction, forced, path):
 def play_move(s, digit, index, line, direction, forced, path, policy):
     """Play the chosen move for real, its sub-decisions along path, then seat policy back."""
     s.policy[digit] = POLICY_PATH
-    set_path(s, path)
+    set_path(s, path, MAX_DEPTH)
     s.path_pos = 0
     put_card(s, digit, index, line, direction, forced)
     s.policy[digit] = policy

@@ -47,10 +47,11 @@ PASS_KEY = -1
 MAX_TRAIL = 256  # nodes on one descent (a game has far fewer turns)
 
 # node fields, one array each (struct of arrays)
+N_PARENT, N_CHILD, N_SIBLING, N_PLAYER = 0, 1, 2, 3
+
 # The tree's helpers are inlined (jit.inlined) into the descent: as calls, each passing
 # the tree's arrays cost a reference count up and down per array (NRT_incref/decref 8.8% of
 # an ismcts game, perf)
-N_PARENT, N_CHILD, N_SIBLING, N_PLAYER = 0, 1, 2, 3
 
 
 @inlined

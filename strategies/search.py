@@ -15,7 +15,7 @@ from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
-from sim.engine.paths import scratch_state
+from sim.engine.paths import scratch_state, set_path
 from sim.engine.rng import advance, below, mix
 from sim.engine.score import scores_plus
 from sim.engine.state import (
@@ -132,9 +132,7 @@ def list_moves(s, scratch, digit, forced, moves):
 def play_move(t, digit, moves, m, forced, policy):
     """A whole turn of the mover in t along moves[m], the seat on policy afterwards."""
     t.policy[digit] = POLICY_PATH
-    depth = moves[m, M_LEN]
-    for d in range(MAX_DEPTH):  # one plain loop: a slice assignment into a record's array
-        t.path[d] = moves[m, M_PATH + d] if d < depth else 0  # went byte by byte (paths.py)
+    set_path(t, moves[m, M_PATH:], moves[m, M_LEN])  # the row's tail past M_LEN is stale
     t.path_pos = 0
     put_card(t, digit, moves[m, M_INDEX], moves[m, M_LINE], moves[m, M_DIR], forced)
     t.policy[digit] = policy

@@ -236,7 +236,7 @@ def place_ranked(s, cid, line, col):
     best = best_path(s, cid, line, col)
     if s.error:
         return False
-    set_path(s, best)
+    set_path(s, best, MAX_DEPTH)
     lay_card(s, cid, line, col)
     s.cpu_log[s.cpu_log_len, 0] = cid
     s.cpu_log[s.cpu_log_len, 1] = line
@@ -309,7 +309,7 @@ def try_path(s, scratch, cid, line, col, current, snap_at):
     """Lay the card along current on a copy in scratch[0], with the display snapshot taken
     at decision snap_at; the number of decisions taken."""
     t = clone(scratch, s)
-    set_path(t, current)
+    set_path(t, current, MAX_DEPTH)
     t.snap_at = snap_at
     lay_card(t, cid, line, col)
     return np.int64(t.path_pos)

@@ -32,12 +32,12 @@ def path_choice(s, n):
 
 
 @kernel
-def set_path(s, path):
-    """s.path[:] = path as a plain loop, which LLVM turns into vector moves: numba's slice
-    assignment into a record's array copied byte by byte behind a broadcast check (40% of
-    the time greedy spent playing a move on a copy, perf)."""
+def set_path(s, path, length):
+    """s.path = path[:length], zeros after it, as a plain loop, which LLVM turns into vector
+    moves: numba's slice assignment into a record's array copied byte by byte behind a
+    broadcast check (40% of the time greedy spent playing a move on a copy, perf)."""
     for depth in range(MAX_DEPTH):
-        s.path[depth] = path[depth]
+        s.path[depth] = path[depth] if depth < length else 0
 
 
 @kernel
