@@ -97,7 +97,7 @@ def tally(t, line, digit):
     width = t.width[line]
     right_of = width
     left_of = 0
-    for col in range(width if not t.no_rem else 0):  # a deck without REM: no bounds to find
+    for col in range(width if t.rems[line] else 0):  # a line without REM: no bounds to find
         cid = t.grid[line, col]
         if cid != NO_CARD and t.kind[cid] == REM:
             if t.dirn[cid] == RIGHT and col < right_of:

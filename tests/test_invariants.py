@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from sim import config as cfg
 from sim import game
-from sim.cards import END, RIGHT
+from sim.cards import CONT, END, REM, RIGHT
 from sim.engine.state import NO_CARD
 
 CONFIGS = {name: cfg.load(name) for name in SHIPPED}
@@ -102,8 +102,9 @@ def test_different_seeds_give_different_games():
 
 def line_summaries(s) -> dict[str, list[int]]:
     """What the display shows per line, read slot by slot: the engine keeps these up to
-    date instead of walking the slots (count, ones, width, gap, shut, full3)."""
-    out: dict[str, list[int]] = {k: [] for k in ("count", "ones", "width", "gap", "shut", "full3")}
+    date instead of walking the slots (count, ones, width, gap, shut, full3, rems, lasting)."""
+    names = ("count", "ones", "width", "gap", "shut", "full3", "rems", "lasting")
+    out: dict[str, list[int]] = {k: [] for k in names}
     for line in range(int(s.lines)):
         cards = [int(c) for c in s.grid[line]]
         held = [col for col, cid in enumerate(cards) if cid != NO_CARD]
@@ -116,6 +117,9 @@ def line_summaries(s) -> dict[str, list[int]]:
         out["gap"].append(next(col for col, cid in enumerate(cards) if cid == NO_CARD))
         out["shut"].append(int(shut))
         out["full3"].append(int(len(held) >= 3))
+        kinds = [int(s.kind[cards[col]]) for col in held]
+        out["rems"].append(kinds.count(REM))
+        out["lasting"].append(sum(kinds.count(kind) for kind in (REM, END, CONT)))
     return out
 
 
@@ -128,6 +132,8 @@ def kept_summaries(s) -> dict[str, list[int]]:
         "gap": [int(s.gap[line]) for line in lines],
         "shut": [int(s.shut) >> line & 1 for line in lines],
         "full3": [int(s.full3) >> line & 1 for line in lines],
+        "rems": [int(s.rems[line]) for line in lines],
+        "lasting": [int(s.lasting[line]) for line in lines],
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import CONT, DIR_NONE, DOWN, END, LEFT, RIGHT, UP
+from sim.cards import CONT, DIR_NONE, DOWN, END, LEFT, REM, RIGHT, UP
 from sim.engine.jit import inlined, kernel
 from sim.engine.state import ERR_OVERFLOW, MAX_COLS, MAX_LINES, NO_CARD
 
@@ -85,6 +85,16 @@ def keep_full3(s, line):
 
 
 @kernel
+def count_lasting(s, line, cid, step):
+    """s.rems and s.lasting for a card entering (step 1) or leaving (-1) a line."""
+    if s.no_lasting:  # a deck without REM, END and CONT: no kind to look at
+        return
+    kind = s.kind[cid]
+    s.rems[line] += step if kind == REM else 0
+    s.lasting[line] += step if kind == REM or kind == END or kind == CONT else 0
+
+
+@kernel
 def place(s, cid, line, col):
     """Put a card into an empty slot; a pending SAVE mark saves it as it enters (5.5)."""
     place_inline(s, cid, line, col)
@@ -97,6 +107,7 @@ def place_inline(s, cid, line, col):
     s.count[line] += 1
     s.ones[line] += s.face[cid]
     keep_full3(s, line)
+    count_lasting(s, line, cid, 1)
     s.span = max(s.span, col + 1)
     if col >= MAX_COLS - 1:
         s.far = 1
@@ -121,6 +132,7 @@ def lift(s, line, col):
     s.count[line] -= 1
     s.ones[line] -= s.face[cid]
     keep_full3(s, line)
+    count_lasting(s, line, cid, -1)
     if col < s.gap[line]:
         s.gap[line] = col
     if col == s.width[line] - 1:

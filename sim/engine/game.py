@@ -44,6 +44,8 @@ def clear(s, lines, capacity, free):
     s.tidy = 1
     s.count[:] = 0
     s.ones[:] = 0
+    s.rems[:] = 0
+    s.lasting[:] = 0
     s.width[:] = 0
     s.gap[:] = 0
     s.shut = 0
@@ -208,7 +210,7 @@ def count_lasting_effects(s):
     right; each credited to the player who put it there.
     """
     for line in range(s.lines):
-        width = s.width[line]
+        width = s.width[line] if s.lasting[line] else 0  # a line without one: nothing acts
         for col in range(width):
             cid = s.grid[line, col]
             if cid == NO_CARD:

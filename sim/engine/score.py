@@ -19,7 +19,7 @@ def controller(s, line):
     """
     if s.count[line] < 3:
         return NOBODY
-    if s.no_rem:  # every card counts: the line's kept count of 1s decides, no walk
+    if s.rems[line] == 0:  # every card counts: the line's kept count of 1s decides, no walk
         return by_faces(s, line, 0, 0)
     ones = 0
     zeros = 0

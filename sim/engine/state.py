@@ -46,6 +46,11 @@ STATE_DTYPE = np.dtype(
         # cards per line showing 1, kept by place, lift and turn_over: who controls a line
         # without REM is then two loads, not a walk over its slots (board.py)
         ("ones", np.int16, (MAX_LINES,)),
+        # REM cards per line, and REM, END and CONT cards per line, kept by place and lift (0 in
+        # decks without them): control (score.py) and the end's count of lasting effects
+        # (game.py) walk only the lines holding such a card, not every slot of every line
+        ("rems", np.int16, (MAX_LINES,)),
+        ("lasting", np.int16, (MAX_LINES,)),
         ("width", np.int16, (MAX_LINES,)),  # 1 + right-most occupied column
         ("gap", np.int16, (MAX_LINES,)),  # left-most empty column, kept up to date to avoid scans
         ("shut", np.int64),  # bit per line: shut by an END (5.10), kept up to date by place/lift
