@@ -35,11 +35,19 @@ from sim.engine.board import (
     place_inline,
     turn_over,
 )
-from sim.engine.decide import ASK_CUT, ASK_HAND, choose_card, choose_dir, choose_gosub_line
+from sim.engine.decide import (
+    ASK_CUT,
+    ASK_HAND,
+    choose_card,
+    choose_dir,
+    choose_gosub_line,
+    n_dirs,
+    nth_dir,
+)
 from sim.engine.hands import draw, hand_add, hand_remove
 from sim.engine.jit import inlined, kernel
 from sim.engine.paths import note_placed
-from sim.engine.rng import chance_int
+from sim.engine.rng import chance_int, strategy_int
 from sim.engine.state import NO_CARD, POLICY_PATH
 
 
@@ -70,13 +78,14 @@ def execute(s, digit, line, col):
 
     Each command that changed something is counted in s.effect for the cards table.
     """
-    execute_card(s, digit, s.grid[line, col], line, col)
+    execute_card(s, digit, s.grid[line, col], line, col, False)
 
 
 @inlined
-def execute_card(s, digit, cid, line, col):
+def execute_card(s, digit, cid, line, col, canonical):
     """execute with the card at (line, col) given: the caller just put it there, and its
-    kind decides the next branch sooner than a reload of the slot it was stored in."""
+    kind decides the next branch sooner than a reload of the slot it was stored in.
+    canonical: digit is known to be a random seat, not the CPU (random play, rollouts)."""
     while True:
         kind = s.kind[cid]
         if kind == BLANK:  # most cards played: skip the target and the command chain
@@ -85,7 +94,9 @@ def execute_card(s, digit, cid, line, col):
         placed = False
         if kind == PRINT or kind == PASTE:
             if empty_slot(s, t_line, t_col):
-                if kind == PRINT:
+                if kind == PRINT and canonical:
+                    placed = print_random(s, digit, t_line, t_col)
+                elif kind == PRINT:
                     placed = print_card(s, digit, t_line, t_col)
                 else:
                     placed = paste_card(s, digit, t_line, t_col)
@@ -230,6 +241,30 @@ def print_card(s, digit, line, col):
         return False
     hand_remove(s, digit, index)
     put_down(s, digit, cid, direction, line, col)
+    return True
+
+
+@inlined
+def print_random(s, digit, line, col):
+    """print_card for a random seat that is not the CPU: the same two draws (RULES.md 9),
+    without the calls that ask about scripts, paths and the CPU (8% of a random game, perf)."""
+    n = s.hand_len[digit]
+    options = 0
+    for i in range(n):
+        options += can_enter(s, line, col, s.hand[digit, i])
+    if options == 0:
+        return False
+    k = strategy_int(s, digit, options)
+    index = 0
+    for i in range(n):  # the k-th card that may enter, by selects (no exit at a random i)
+        ok = can_enter(s, line, col, s.hand[digit, i])
+        index = i if ok and k == 0 else index
+        k -= ok
+    cid = s.hand[digit, index]
+    direction = nth_dir(s, cid, strategy_int(s, digit, n_dirs(s, cid)))
+    hand_remove(s, digit, index)
+    turn_up(s, digit, cid, direction)
+    place(s, cid, line, col)
     return True
 
 

@@ -224,7 +224,7 @@ def play_at(s, digit, index, line, col, direction, canonical):
         put_from_hand(s, digit, cid, direction, line, col)
     else:
         put_down(s, digit, cid, direction, line, col)
-    execute_card(s, digit, cid, line, col)
+    execute_card(s, digit, cid, line, col, canonical)
 
 
 @inlined
