@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sim import config as cfg
 from sim import game
 from sim.cards import CONT, END, REM, RIGHT
-from sim.engine.state import NO_CARD
+from sim.engine.state import MAX_COLS, NO_CARD
 
 CONFIGS = {name: cfg.load(name) for name in SHIPPED}
 seeds = st.integers(0, 2**64 - 1)
@@ -100,11 +100,12 @@ def test_different_seeds_give_different_games():
     assert len(games) == 20
 
 
-def line_summaries(s) -> dict[str, list[int]]:
+def line_summaries(s) -> dict[str, list]:
     """What the display shows per line, read slot by slot: the engine keeps these up to
-    date instead of walking the slots (count, ones, width, gap, shut, full3, rems, lasting)."""
-    names = ("count", "ones", "width", "gap", "shut", "full3", "rems", "lasting")
-    out: dict[str, list[int]] = {k: [] for k in names}
+    date instead of walking the slots (count, ones, width, gap, shut, full3, rems, and the
+    slots of the REM, END and CONT cards)."""
+    names = ("count", "ones", "width", "gap", "shut", "full3", "rems", "lasting_at")
+    out: dict[str, list] = {k: [] for k in names}
     for line in range(int(s.lines)):
         cards = [int(c) for c in s.grid[line]]
         held = [col for col, cid in enumerate(cards) if cid != NO_CARD]
@@ -119,11 +120,13 @@ def line_summaries(s) -> dict[str, list[int]]:
         out["full3"].append(int(len(held) >= 3))
         kinds = [int(s.kind[cards[col]]) for col in held]
         out["rems"].append(kinds.count(REM))
-        out["lasting"].append(sum(kinds.count(kind) for kind in (REM, END, CONT)))
+        lasting = [(cards[col], col) for col in held if s.kind[cards[col]] in (REM, END, CONT)]
+        out["lasting_at"] += [(cid, line, col) for cid, col in lasting]
+    out["lasting_at"].sort()
     return out
 
 
-def kept_summaries(s) -> dict[str, list[int]]:
+def kept_summaries(s) -> dict[str, list]:
     lines = range(int(s.lines))
     return {
         "count": [int(s.count[line]) for line in lines],
@@ -133,7 +136,11 @@ def kept_summaries(s) -> dict[str, list[int]]:
         "shut": [int(s.shut) >> line & 1 for line in lines],
         "full3": [int(s.full3) >> line & 1 for line in lines],
         "rems": [int(s.rems[line]) for line in lines],
-        "lasting": [int(s.lasting[line]) for line in lines],
+        "lasting_at": [
+            (cid, int(s.lasting_at[cid]) // MAX_COLS, int(s.lasting_at[cid]) % MAX_COLS)
+            for cid in range(int(s.n_cards))
+            if s.lasting_at[cid] >= 0
+        ],
     }
 
 

@@ -85,13 +85,14 @@ def keep_full3(s, line):
 
 
 @kernel
-def count_lasting(s, line, cid, step):
-    """s.rems and s.lasting for a card entering (step 1) or leaving (-1) a line."""
+def keep_lasting(s, line, col, cid, entering):
+    """s.rems and s.lasting_at for a card entering (or leaving) the slot (line, col)."""
     if s.no_lasting:  # a deck without REM, END and CONT: no kind to look at
         return
     kind = s.kind[cid]
-    s.rems[line] += step if kind == REM else 0
-    s.lasting[line] += step if kind == REM or kind == END or kind == CONT else 0
+    s.rems[line] += (1 if entering else -1) if kind == REM else 0
+    if kind == REM or kind == END or kind == CONT:
+        s.lasting_at[cid] = line * MAX_COLS + col if entering else -1
 
 
 @kernel
@@ -107,7 +108,7 @@ def place_inline(s, cid, line, col):
     s.count[line] += 1
     s.ones[line] += s.face[cid]
     keep_full3(s, line)
-    count_lasting(s, line, cid, 1)
+    keep_lasting(s, line, col, cid, True)
     s.span = max(s.span, col + 1)
     if col >= MAX_COLS - 1:
         s.far = 1
@@ -132,7 +133,7 @@ def lift(s, line, col):
     s.count[line] -= 1
     s.ones[line] -= s.face[cid]
     keep_full3(s, line)
-    count_lasting(s, line, cid, -1)
+    keep_lasting(s, line, col, cid, False)
     if col < s.gap[line]:
         s.gap[line] = col
     if col == s.width[line] - 1:

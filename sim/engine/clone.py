@@ -3,13 +3,13 @@
 A whole record is 8 KB, and copying it was a third of an mc player's time (perf: libc's
 memmove at 26% of the samples). A game uses a known part of its largest arrays: the display's
 columns up to `span` (the rest stay empty, see game.clear), and the first `cut_len` cut
-cards, `removed_len` removed ones, `cpu_log_len` CPU placements and `script_len` script
-rows. The decision arrays are read only in part too: the options met below `path_pos`
-(each is written as its decision is met), the path only by a seat that follows one (every
-seat set to follow a path gets its whole path first), the display snapshot only once one
-is asked for (`snap_at`; snapshot writes it whole). So clone copies every other field in
-one block and of those arrays only that part (the decision arrays were 1 KB of the 2.5 KB
-block, memmove 11% of an mc game, perf). The copy plays on exactly as the original would:
+cards, `removed_len` removed ones, `cpu_log_len` CPU placements, the `n_cards` cards'
+`lasting_at` and `script_len` script rows. The decision arrays are read only in part too:
+the options met below `path_pos` (each is written as its decision is met), the path only
+by a seat that follows one (every seat set to follow a path gets its whole path first), the
+display snapshot only once one is asked for (`snap_at`; snapshot writes it whole). So clone
+copies every other field in one block and of those arrays only that part (the decision
+arrays were 1 KB of the 2.5 KB block, memmove 11% of an mc game, perf). The copy plays on exactly as the original would:
 every byte a game can read is the same.
 """
 
@@ -37,8 +37,10 @@ def _row_bytes(name: str) -> int:
 _OPTIONS, _PATH, _SNAP_LINE = _offset("path_options"), _offset("path"), _offset("snap_line")
 _SNAP_OWN, _CUT, _REMOVED = _offset("snap_own"), _offset("cut"), _offset("removed")
 _CPU_LOG, _GRID, _MARK, _SCRIPT = (_offset(n) for n in ("cpu_log", "grid", "mark", "script"))
-_OPTIONS_ROW, _CUT_ROW, _REMOVED_ROW, _CPU_LOG_ROW, _SCRIPT_ROW = (
-    _row_bytes(name) for name in ("path_options", "cut", "removed", "cpu_log", "script")
+_LASTING_AT = _offset("lasting_at")
+_OPTIONS_ROW, _CUT_ROW, _REMOVED_ROW, _CPU_LOG_ROW, _SCRIPT_ROW, _LASTING_ROW = (
+    _row_bytes(name)
+    for name in ("path_options", "cut", "removed", "cpu_log", "script", "lasting_at")
 )
 _SNAP_BYTES = STATE_DTYPE.fields["snap_line"][0].itemsize
 # one vector move: the parts of the last arrays are copied in these. A part rounded up to
@@ -46,7 +48,7 @@ _SNAP_BYTES = STATE_DTYPE.fields["snap_line"][0].itemsize
 _CHUNK = 32
 # the block is every field before path_options; these come last, in this order (state.py)
 _LAST = ("path_options", "path", "snap_line", "snap_own", "cut", "removed", "cpu_log")
-_LAST += ("grid", "mark", "script")
+_LAST += ("lasting_at", "grid", "mark", "script")
 assert [_offset(n) for n in _LAST] == sorted(_offset(n) for n in _LAST)
 assert _SNAP_OWN == _SNAP_LINE + _SNAP_BYTES
 assert MAX_COLS % _CHUNK == 0
@@ -84,6 +86,7 @@ def _clone_jit(scratch, s):
     _copy_chunks(t, s, _CUT, s.cut_len * _CUT_ROW)
     _copy_chunks(t, s, _REMOVED, s.removed_len * _REMOVED_ROW)
     _copy_chunks(t, s, _CPU_LOG, s.cpu_log_len * _CPU_LOG_ROW)
+    _copy_chunks(t, s, _LASTING_AT, s.n_cards * _LASTING_ROW)
     for line in range(MAX_LINES):
         _copy_chunks(t, s, _GRID + line * MAX_COLS, cols)
         _copy_chunks(t, s, _MARK + line * MAX_COLS, cols)

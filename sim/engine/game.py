@@ -45,7 +45,7 @@ def clear(s, lines, capacity, free):
     s.count[:] = 0
     s.ones[:] = 0
     s.rems[:] = 0
-    s.lasting[:] = 0
+    s.lasting_at[:] = -1
     s.width[:] = 0
     s.gap[:] = 0
     s.shut = 0
@@ -209,26 +209,26 @@ def count_lasting_effects(s):
     A REM that excludes a card, an END that shuts its line, a CONT right of an END pointing
     right; each credited to the player who put it there.
     """
-    for line in range(s.lines):
-        width = s.width[line] if s.lasting[line] else 0  # a line without one: nothing acts
-        for col in range(width):
-            cid = s.grid[line, col]
-            if cid == NO_CARD:
-                continue
-            kind = s.kind[cid]
-            acts = False
-            if kind == REM:
-                if s.dirn[cid] == RIGHT:
-                    acts = has_card(s, line, col + 1, width)
-                elif s.dirn[cid] == LEFT:
-                    acts = has_card(s, line, 0, col)
-            elif kind == END:
-                acts = col == width - 1 and s.dirn[cid] == RIGHT
-            elif kind == CONT and col > 0:
-                left = s.grid[line, col - 1]
-                acts = left != NO_CARD and s.kind[left] == END and s.dirn[left] == RIGHT
-            if acts:
-                s.effect[s.by[cid], kind] += 1
+    for cid in range(s.n_cards):
+        at = s.lasting_at[cid]
+        if at < 0:  # not a REM, END or CONT, or not in the display
+            continue
+        line, col = at // MAX_COLS, at % MAX_COLS
+        width = s.width[line]
+        kind = s.kind[cid]
+        acts = False
+        if kind == REM:
+            if s.dirn[cid] == RIGHT:
+                acts = has_card(s, line, col + 1, width)
+            elif s.dirn[cid] == LEFT:
+                acts = has_card(s, line, 0, col)
+        elif kind == END:
+            acts = col == width - 1 and s.dirn[cid] == RIGHT
+        elif kind == CONT and col > 0:
+            left = s.grid[line, col - 1]
+            acts = left != NO_CARD and s.kind[left] == END and s.dirn[left] == RIGHT
+        if acts:
+            s.effect[s.by[cid], kind] += 1
 
 
 @kernel
