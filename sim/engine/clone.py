@@ -9,8 +9,8 @@ the options met below `path_pos` (each is written as its decision is met), the p
 by a seat that follows one (every seat set to follow a path gets its whole path first), the
 display snapshot only once one is asked for (`snap_at`; snapshot writes it whole). So clone
 copies every other field in one block and of those arrays only that part (the decision
-arrays were 1 KB of the 2.5 KB block, memmove 11% of an mc game, perf). The copy plays on exactly as the original would:
-every byte a game can read is the same.
+arrays were 1 KB of the 2.5 KB block, memmove 11% of an mc game, perf). The copy plays on
+exactly as the original would: every byte a game can read is the same.
 """
 
 from __future__ import annotations
