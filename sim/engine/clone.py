@@ -86,7 +86,8 @@ def _clone_jit(scratch, s):
     _copy_chunks(t, s, _CUT, s.cut_len * _CUT_ROW)
     _copy_chunks(t, s, _REMOVED, s.removed_len * _REMOVED_ROW)
     _copy_chunks(t, s, _CPU_LOG, s.cpu_log_len * _CPU_LOG_ROW)
-    _copy_chunks(t, s, _LASTING_AT, s.n_cards * _LASTING_ROW)
+    if not s.no_lasting:  # else never read: every lasting_at stays -1 (game.clear)
+        _copy_chunks(t, s, _LASTING_AT, s.n_cards * _LASTING_ROW)
     for line in range(MAX_LINES):
         _copy_chunks(t, s, _GRID + line * MAX_COLS, cols)
         _copy_chunks(t, s, _MARK + line * MAX_COLS, cols)
