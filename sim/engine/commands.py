@@ -244,7 +244,7 @@ def print_card(s, digit, line, col):
     return True
 
 
-@inlined
+@kernel  # a call, not inlined: inlined it made the random loop's compile seconds longer
 def print_random(s, digit, line, col):
     """print_card for a random seat that is not the CPU: the same two draws (RULES.md 9),
     without the calls that ask about scripts, paths and the CPU (8% of a random game, perf)."""
