@@ -92,7 +92,8 @@ def keep_lasting(s, line, col, cid, entering):
     kind = s.kind[cid]
     s.rems[line] += (1 if entering else -1) if kind == REM else 0
     if kind == REM or kind == END or kind == CONT:
-        s.lasting_at[cid] = line * MAX_COLS + col if entering else -1
+        # np.int64: with the JIT off, line may be an int8 scalar that line * MAX_COLS overflows
+        s.lasting_at[cid] = np.int64(line) * MAX_COLS + col if entering else -1
 
 
 @kernel
