@@ -250,14 +250,17 @@ def print_random(s, digit, line, col):
     without the calls that ask about scripts, paths and the CPU (8% of a random game, perf)."""
     n = s.hand_len[digit]
     options = 0
+    may = 0  # bit per hand card that may enter: each card is asked once
     for i in range(n):
-        options += can_enter(s, line, col, s.hand[digit, i])
+        if can_enter(s, line, col, s.hand[digit, i]):
+            may |= 1 << i
+            options += 1
     if options == 0:
         return False
     k = strategy_int(s, digit, options)
     index = 0
     for i in range(n):  # the k-th card that may enter, by selects (no exit at a random i)
-        ok = can_enter(s, line, col, s.hand[digit, i])
+        ok = (may >> i) & 1
         index = i if ok and k == 0 else index
         k -= ok
     cid = s.hand[digit, index]
