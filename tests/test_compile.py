@@ -55,9 +55,11 @@ def runner_files(cache: Path) -> set[str]:
     return {p.name for d in cache.rglob("runner_*") for p in d.iterdir()}
 
 
-def test_the_parent_compiles_the_part_writer_and_the_workers_only_load_it(cold, tmp_path):
-    """The cold run said so once, and its workers added nothing to what the parent's own
-    warm-up compiles alone on a cache holding just the engine: they compiled nothing."""
+def test_the_part_writer_compiles_before_the_workers_and_they_only_load_it(cold, tmp_path):
+    """The cold run said so once (its writer compiled beside the engine, in a helper
+    process, on a machine with two cores), and its workers added nothing to what
+    compile_writer compiles alone on a cache holding just the engine: they compiled
+    nothing."""
     done, cache = cold
     assert done.stderr.count(WRITER_NOTE) == 1
     alone = tmp_path / "numba"
