@@ -1,15 +1,17 @@
 """Engine benchmark: this checkout against a baseline revision, side by side in one run.
 
-    python benchmarks/engine.py --baseline c73cebb --config base --games 200000 --rounds 5
+    python benchmarks/engine.py --baseline c73cebb --config base --games 100000 --rounds 21
 
 (--checkout PATH times another checkout instead of this one: a checkout of the baseline
 itself gives the A/A ratio, about 1.0, that says how far the noise reaches.)
 
-Each side runs in its own process with its own PYTHONPATH and its own numba cache; the
-sides alternate (A B, then B A, ...) so a load spike on the shared machine hits both, and
-the table gives medians of games per CPU second and the median of the per-round ratios.
-Compile time is paid in an untimed warm-up per side. Ratios, not absolute figures, are
-what to compare.
+Each side runs in a process of its own, with its own PYTHONPATH and numba cache, that
+compiles (or loads) once, untimed, and then plays a batch of games on each request. The
+sides alternate batch by batch (A B, then B A, ...), so the two timings of a round lie
+within a second of each other and a load spike on the shared machine hits both; the
+table gives medians of games per CPU second, the median of the per-round ratios and
+their quartiles. Every batch replays the same seeds, so both sides play the same games.
+Ratios, not absolute figures, are what to compare.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
-# Runs inside each side's own checkout, using only the API both sides share. It times the
-# compiled call in CPU seconds of this process: on a shared machine the wall clock also
-# counts the time other processes held the core (measured: round ratios 0.46-1.22 by wall).
+# Runs inside each side's own checkout, using only the API both sides share. Warms up, says
+# "ready", then plays one batch for each line read and prints its games per CPU second of
+# this process: on a shared machine the wall clock also counts the time other processes
+# held the core (measured: round ratios 0.46-1.22 by wall).
 SNIPPET = """
 import sys, time
 import numpy as np
@@ -37,12 +40,14 @@ a, b = split_top_level(sys.argv[3])
 level, codes, limits = cpu_level(b, config.rules.cpu_level), policy_codes(a, b), budgets(a, b)
 play_batch(config, np.arange(1, dtype=np.uint64), None, level, None, None, codes, limits)
 buffers = result_buffers(games)
-for array in buffers:
-    array.fill(0)
 seeds = np.arange(1, games + 1, dtype=np.uint64)
-started = time.process_time()
-play_batch(config, seeds, None, level, None, buffers, codes, limits)
-print(games / (time.process_time() - started))
+print("ready", flush=True)
+for _ in sys.stdin:
+    for array in buffers:
+        array.fill(0)
+    started = time.process_time()
+    play_batch(config, seeds, None, level, None, buffers, codes, limits)
+    print(games / (time.process_time() - started), flush=True)
 """
 
 
@@ -68,28 +73,53 @@ def side_env(root: Path) -> dict[str, str]:
     return env
 
 
-def games_per_second(root: Path, label: str, config: str, games: int, players: str) -> float:
-    """One timed bench call in a fresh process of one side."""
-    command = [sys.executable, "-c", SNIPPET, config, str(games), players]
-    done = subprocess.run(command, cwd=root, env=side_env(root), capture_output=True, text=True)
-    if done.returncode:
-        sys.exit(f"error: {label} failed on {config} {players}: {done.stderr.strip()[-400:]}")
-    return float(done.stdout.split()[-1])
+class Side:
+    """One side's process: compiled and warmed up, it plays a batch per request."""
+
+    def __init__(self, root: Path, label: str, config: str, games: int, players: str):
+        self.label, self.what = label, f"{config} {players}"
+        command = [sys.executable, "-c", SNIPPET, config, str(games), players]
+        self.process = subprocess.Popen(
+            command,
+            cwd=root,
+            env=side_env(root),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._read()  # "ready": compiled or loaded, untimed
+
+    def _read(self) -> str:
+        line = self.process.stdout.readline()
+        if not line:
+            error = self.process.stderr.read().strip()[-400:]
+            sys.exit(f"error: {self.label} failed on {self.what}: {error}")
+        return line
+
+    def games_per_second(self) -> float:
+        """One timed batch."""
+        self.process.stdin.write("go\n")
+        self.process.stdin.flush()
+        return float(self._read())
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
 
 
 def measure(sides: dict[str, Path], config: str, players: str, args) -> dict[str, list[float]]:
-    """Alternating rounds of every side on one config and match-up (after a warm-up each)."""
-    for label, root in sides.items():
-        # compile or load, untimed: a few games do it (200 of mc or ismcts took minutes)
-        games_per_second(root, label, config, 2, players)
+    """Alternating rounds of every side on one config and match-up."""
+    running = {
+        label: Side(root, label, config, args.games, players) for label, root in sides.items()
+    }
     figures: dict[str, list[float]] = {label: [] for label in sides}
     labels = list(sides)
     for round_ in range(args.rounds):
-        order = labels if round_ % 2 == 0 else labels[::-1]
-        for label in order:
-            figures[label].append(
-                games_per_second(sides[label], label, config, args.games, players)
-            )
+        for label in labels if round_ % 2 == 0 else labels[::-1]:
+            figures[label].append(running[label].games_per_second())
+    for side in running.values():
+        side.close()
     return figures
 
 
@@ -102,22 +132,23 @@ def main() -> None:
     parser.add_argument(
         "--checkout", type=Path, default=HERE, help="the side to time (default: this one)"
     )
-    parser.add_argument("--games", type=int, default=200_000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--games", type=int, default=100_000, help="games per side per round")
+    parser.add_argument("--rounds", type=int, default=21)
     args = parser.parse_args()
     base = args.baseline
     sides = {f"main@{base}": baseline_checkout(base), "branch": args.checkout.resolve()}
     head = f"{'config':8} {'players':18} {'main g/cpu-s':>14} {'branch g/cpu-s':>14}"
-    print(f"{head} {'ratio':>6}  rounds")
+    print(f"{head} {'ratio':>6} {'quartiles':>11} {'range':>11}  ({args.rounds} rounds)")
     for config in args.config or ["base"]:
         for players in args.players or ["random,random"]:
             figures = measure(sides, config, players, args)
             old, new = figures[f"main@{base}"], figures["branch"]
-            ratios = [n / o for o, n in zip(old, new, strict=True)]
+            ratios = sorted(n / o for o, n in zip(old, new, strict=True))
+            q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
             print(
                 f"{config:8} {players:18} {statistics.median(old):14,.0f} "
-                f"{statistics.median(new):14,.0f} {statistics.median(ratios):6.2f}  "
-                + " ".join(f"{r:.2f}" for r in ratios),
+                f"{statistics.median(new):14,.0f} {statistics.median(ratios):6.2f} "
+                f"{q1:5.2f}-{q3:<5.2f} {ratios[0]:5.2f}-{ratios[-1]:<5.2f}",
                 flush=True,
             )
 
