@@ -1,16 +1,18 @@
 """Engine benchmark: this checkout against a baseline revision, side by side in one run.
 
-    python benchmarks/engine.py --baseline c73cebb --config base --games 100000 --rounds 21
+    python benchmarks/engine.py --baseline c73cebb --config base --games 100000 --rounds 24
 
 (--checkout PATH times another checkout instead of this one: a checkout of the baseline
 itself gives the A/A ratio, about 1.0, that says how far the noise reaches.)
 
-Each side runs in a process of its own, with its own PYTHONPATH and numba cache, that
-compiles (or loads) once, untimed, and then plays a batch of games on each request. The
+Each side runs in processes of its own, with its own PYTHONPATH and numba cache, that
+compile (or load) once, untimed, and then play a batch of games on each request. The
 sides alternate batch by batch (A B, then B A, ...), so the two timings of a round lie
-within a second of each other and a load spike on the shared machine hits both; the
-table gives medians of games per CPU second, the median of the per-round ratios and
-their quartiles. Every batch replays the same seeds, so both sides play the same games.
+within a second of each other and a load spike on the shared machine hits both; rounds
+go round several processes per side, since each process's memory layout moves its speed
+by a few percent (address randomisation: identical code measured 0.96x and 1.05x against
+itself with one process a side). The table gives medians of games per CPU second, the
+median of the per-round ratios and their quartiles. Every batch replays the same seeds, so both sides play the same games.
 Ratios, not absolute figures, are what to compare.
 """
 
@@ -109,17 +111,20 @@ class Side:
 
 
 def measure(sides: dict[str, Path], config: str, players: str, args) -> dict[str, list[float]]:
-    """Alternating rounds of every side on one config and match-up."""
+    """Alternating rounds of every side on one config and match-up, round r on process
+    r % processes of each side."""
     running = {
-        label: Side(root, label, config, args.games, players) for label, root in sides.items()
+        label: [Side(root, label, config, args.games, players) for _ in range(args.processes)]
+        for label, root in sides.items()
     }
     figures: dict[str, list[float]] = {label: [] for label in sides}
     labels = list(sides)
     for round_ in range(args.rounds):
         for label in labels if round_ % 2 == 0 else labels[::-1]:
-            figures[label].append(running[label].games_per_second())
-    for side in running.values():
-        side.close()
+            figures[label].append(running[label][round_ % args.processes].games_per_second())
+    for processes in running.values():
+        for side in processes:
+            side.close()
     return figures
 
 
@@ -133,7 +138,11 @@ def main() -> None:
         "--checkout", type=Path, default=HERE, help="the side to time (default: this one)"
     )
     parser.add_argument("--games", type=int, default=100_000, help="games per side per round")
-    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--rounds", type=int, default=24)
+    # Each process is one draw of the memory layout (address randomisation): the same code
+    # measured 0.96x and 1.05x against itself in two pairs of processes, so one pair per
+    # side would carry that into the ratio. Rounds go round the processes.
+    parser.add_argument("--processes", type=int, default=6, help="processes per side")
     args = parser.parse_args()
     base = args.baseline
     sides = {f"main@{base}": baseline_checkout(base), "branch": args.checkout.resolve()}
