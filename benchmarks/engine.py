@@ -12,8 +12,8 @@ within a second of each other and a load spike on the shared machine hits both; 
 go round several processes per side, since each process's memory layout moves its speed
 by a few percent (address randomisation: identical code measured 0.96x and 1.05x against
 itself with one process a side). The table gives medians of games per CPU second, the
-median of the per-round ratios and their quartiles. Every batch replays the same seeds, so both sides play the same games.
-Ratios, not absolute figures, are what to compare.
+median of the per-round ratios and their quartiles. Every batch replays the same seeds,
+so both sides play the same games. Ratios, not absolute figures, are what to compare.
 """
 
 from __future__ import annotations
@@ -146,7 +146,8 @@ def main() -> None:
     args = parser.parse_args()
     base = args.baseline
     sides = {f"main@{base}": baseline_checkout(base), "branch": args.checkout.resolve()}
-    head = f"{'config':8} {'players':18} {'main g/cpu-s':>14} {'branch g/cpu-s':>14}"
+    width = max(18, *(len(p) for p in args.players or []))
+    head = f"{'config':8} {'players':{width}} {'main g/cpu-s':>14} {'branch g/cpu-s':>14}"
     print(f"{head} {'ratio':>6} {'quartiles':>11} {'range':>11}  ({args.rounds} rounds)")
     for config in args.config or ["base"]:
         for players in args.players or ["random,random"]:
@@ -155,11 +156,16 @@ def main() -> None:
             ratios = sorted(n / o for o, n in zip(old, new, strict=True))
             q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
             print(
-                f"{config:8} {players:18} {statistics.median(old):14,.0f} "
-                f"{statistics.median(new):14,.0f} {statistics.median(ratios):6.2f} "
+                f"{config:8} {players:{width}} {speed(statistics.median(old)):>14} "
+                f"{speed(statistics.median(new)):>14} {statistics.median(ratios):6.2f} "
                 f"{q1:5.2f}-{q3:<5.2f} {ratios[0]:5.2f}-{ratios[-1]:<5.2f}",
                 flush=True,
             )
+
+
+def speed(games_per_second: float) -> str:
+    """Games per second with the digits that matter (the searches play a few a second)."""
+    return f"{games_per_second:,.0f}" if games_per_second >= 100 else f"{games_per_second:.2f}"
 
 
 if __name__ == "__main__":
