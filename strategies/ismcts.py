@@ -238,7 +238,7 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
             depth += 1
         if added:
             break
-    rollout_to_end(t, spare)
+    rollout_to_end(t, spare[0])
     value, margin = outcome(t, digit)
     links, _, stats, _ = tree
     for i in range(depth):
@@ -268,7 +268,7 @@ def rank(alive, m, stats):
 
 
 @kernel
-def halving(s, det, work, spare, digit, tree, root, bufs, budget, r):
+def halving(s, det, work, deals, spare, digit, tree, root, bufs, budget, r):
     """Sequential halving over the root moves, each iteration an ISMCTS descent below the
     move; every move of a round gets the same deals. The best move's index."""
     links, keys, stats, _ = tree
@@ -282,7 +282,7 @@ def halving(s, det, work, spare, digit, tree, root, bufs, budget, r):
     for _ in range(rounds):
         per = max(1, budget // rounds // m)
         for _ in range(per):
-            determinise(s, det, digit, r)
+            determinise(s, det, digit, r, deals[0])
             for a in range(m):
                 t = clone(work, det[0])
                 n_nodes = iterate(t, spare, digit, tree, n_nodes, root, bufs, r, alive[a])
@@ -295,7 +295,7 @@ def halving(s, det, work, spare, digit, tree, root, bufs, budget, r):
 def ismcts_turn(s):
     """One whole turn of an ismcts player, with s.budget[mover] iterations."""
     digit = s.mover
-    forced, r, det, work, moves, n = search_start(s, digit)
+    forced, r, det, work, deals, moves, n = search_start(s, digit)
     if n == 0:
         pass_turn(s, digit)
         return
@@ -311,6 +311,6 @@ def ismcts_turn(s):
         root = (root_moves, root_keys, n)
         bufs = (moves, np.zeros(moves.shape[0], dtype=np.int64), children, trail)
         spare = scratch_state()
-        best = halving(s, det, work, spare, digit, tree, root, bufs, iterations, r)
+        best = halving(s, det, work, deals, spare, digit, tree, root, bufs, iterations, r)
         moves = root_moves
     play_move(s, digit, moves, best, forced, POLICY_ISMCTS)

@@ -52,7 +52,7 @@ def rank(alive, m, total, count):
 
 
 @kernel
-def halving(s, det, work, digit, forced, moves, n, budget, r):
+def halving(s, det, work, deals, digit, forced, moves, n, budget, r):
     """The index of the best of moves[:n] after successive halving."""
     spare = scratch_state()
     alive = np.arange(n)
@@ -63,12 +63,12 @@ def halving(s, det, work, digit, forced, moves, n, budget, r):
     for _ in range(rounds):
         per = max(1, budget // rounds // m)
         for _ in range(per):
-            determinise(s, det, digit, r)
+            determinise(s, det, digit, r, deals[0])
             for a in range(m):
                 mv = alive[a]
                 t = clone(work, det[0])
                 play_move(t, digit, moves, mv, forced, POLICY_RANDOM)
-                total[mv] += rollout(t, digit, MARGIN_WEIGHT, spare)
+                total[mv] += rollout(t, digit, MARGIN_WEIGHT, spare[0])
                 count[mv] += 1
         rank(alive, m, total, count)
         m = (m + 1) // 2
@@ -79,11 +79,11 @@ def halving(s, det, work, digit, forced, moves, n, budget, r):
 def mc_turn(s):
     """One whole turn of an mc player, with s.budget[mover] rollouts."""
     digit = s.mover
-    forced, r, det, work, moves, n = search_start(s, digit)
+    forced, r, det, work, deals, moves, n = search_start(s, digit)
     if n == 0:
         pass_turn(s, digit)
         return
     best = 0
     if n > 1:
-        best = halving(s, det, work, digit, forced, moves, n, s.budget[digit], r)
+        best = halving(s, det, work, deals, digit, forced, moves, n, s.budget[digit], r)
     play_move(s, digit, moves, best, forced, POLICY_MC)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from sim.cards import BLANK, ENTER, GOSUB, PASTE, PRINT
-from sim.engine.clone import clone
+from sim.engine.clone import clone, copy_into
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.jit import kernel
+from sim.engine.jit import DISABLED, kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.paths import scratch_state, set_path
 from sim.engine.rng import advance, below, mix
@@ -154,19 +154,46 @@ def reseed(t, r):
 
 
 @kernel
-def hidden_places(s, digit):
+def hidden_places(s, digit, spans):
     """Per place (0: opponent's hand, 1 and 2: the piles of digits 0 and 1), the range of
-    hidden cards: (start, stop) rows."""
-    spans = np.zeros((3, 2), dtype=np.int64)
-    if s.visibility != VIS_OPEN:
-        spans[0, 1] = s.hand_len[1 - digit]
+    hidden cards: (start, stop) rows, into spans."""
+    spans[0, 0] = 0
+    spans[0, 1] = s.hand_len[1 - digit] if s.visibility != VIS_OPEN else 0
     for d in range(2):
         start = s.pile_top[d]
         if s.visibility != VIS_CLOSED and start < s.pile_len[d]:
             start += 1  # the top card is visible
         spans[1 + d, 0] = start
         spans[1 + d, 1] = max(start, s.pile_len[d])
-    return spans
+
+
+# determinise's working arrays, in one record made once a turn (deal_work): allocating
+# them for every deal was 4-5% of an mc game (malloc, free and reference counts, perf)
+DEAL_DTYPE = np.dtype(
+    [
+        ("spans", np.int64, (3, 2)),  # hidden_places
+        ("need", np.int64, (3, 2)),  # hidden cards per place and owner deck
+        ("size", np.int64, (2,)),  # pool sizes
+        ("used", np.int64, (2,)),
+        ("hidden", np.uint8, (MAX_CARDS,)),
+        ("pool", np.int16, (2, MAX_CARDS)),
+    ],
+    align=True,
+)
+
+
+def _deal_work_py():
+    return np.zeros(1, dtype=DEAL_DTYPE).view(np.recarray)
+
+
+@kernel
+def _deal_work_jit():
+    return np.zeros(1, dtype=DEAL_DTYPE)
+
+
+# A one-record array for determinise; keep it alive while its record is used (as
+# paths.scratch_state)
+deal_work = _deal_work_py if DISABLED else _deal_work_jit
 
 
 @kernel
@@ -191,19 +218,21 @@ def set_place_card(t, digit, place, i, cid):
 @kernel
 def search_start(s, digit):
     """What every search turn begins with: the forced slot, the search stream, a
-    determinisation in det[0], a spare scratch state, and the legal moves listed on the
+    determinisation in det[0], a spare scratch state, determinise's work record, and the
+    legal moves listed on the
     determinisation (they do not depend on the hidden cards) with their number."""
     forced = begin_turn(s, digit)
     r = search_stream(s, digit)
     det = scratch_state()
     work = scratch_state()
+    deals = deal_work()
     moves = new_moves()
-    n = list_moves(determinise(s, det, digit, r), work, digit, forced, moves)
-    return forced, r, det, work, moves, n
+    n = list_moves(determinise(s, det, digit, r, deals[0]), work, digit, forced, moves)
+    return forced, r, det, work, deals, moves, n
 
 
 @kernel
-def determinise(s, scratch, digit, r):
+def determinise(s, scratch, digit, r, work):
     """A copy of s in scratch[0] with the cards the mover cannot see dealt again at random.
 
     Each hidden place keeps its count of cards from each deck (piles hold their own deck;
@@ -212,16 +241,18 @@ def determinise(s, scratch, digit, r):
     and r, never on where the hidden cards really are.
     """
     t = clone(scratch, s)
-    spans = hidden_places(s, digit)
-    hidden = np.zeros(MAX_CARDS, dtype=np.uint8)
-    need = np.zeros((3, 2), dtype=np.int64)  # per place and owner deck
+    spans, need, hidden, pool = work.spans, work.need, work.hidden, work.pool
+    size, used = work.size, work.used
+    hidden_places(s, digit, spans)
+    hidden[:] = 0
+    need[:, :] = 0
+    size[:] = 0
+    used[:] = 0
     for place in range(3):
         for i in range(spans[place, 0], spans[place, 1]):
             cid = place_card(s, digit, place, i)
             hidden[cid] = 1
             need[place, s.owner[cid]] += 1
-    pool = np.empty((2, MAX_CARDS), dtype=np.int16)
-    size = np.zeros(2, dtype=np.int64)
     for cid in range(s.n_cards):
         if hidden[cid]:
             o = s.owner[cid]
@@ -233,7 +264,6 @@ def determinise(s, scratch, digit, r):
             tmp = pool[o, i]
             pool[o, i] = pool[o, j]
             pool[o, j] = tmp
-    used = np.zeros(2, dtype=np.int64)
     for place in range(3):
         i = spans[place, 0]
         for o in range(2):
@@ -299,8 +329,9 @@ def may_move_down(s, cid):
 @kernel
 def take_win(t, digit, spare):
     """If a move (random sub-decisions) ends the game at once with the mover winning, play
-    that whole turn in t and return True. Tried on a copy with the same random streams, so
-    playing it again in t gives the same result."""
+    that whole turn in t and return True. Tried on a copy in the scratch record spare
+    (clone.copy_into) with the same random streams, so playing it again in t gives the same
+    result."""
     forced = begin_turn(t, digit)
     plain, cont = line_masks(t)
     run = 1 << (t.lines - 1)
@@ -321,7 +352,7 @@ def take_win(t, digit, spare):
                 if blank:  # the game ends: only the line's count and faces change
                     wins = outcome_plus(t, digit, line)[0] == 1.0
                 else:
-                    w = clone(spare, t)
+                    w = copy_into(spare, t)
                     put_card(w, digit, index, line, direction, forced)
                     finish_turn(w, digit, False, True)
                     wins = w.ended != ONGOING and outcome(w, digit)[0] == 1.0

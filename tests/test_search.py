@@ -18,7 +18,7 @@ from sim.position import Position, build_state, display_rows
 from sim.rules import RuleOptions
 from strategies.ismcts import ismcts_turn
 from strategies.mc import mc_turn
-from strategies.search import determinise, hidden_places, search_stream
+from strategies.search import deal_work, determinise, hidden_places, search_stream
 
 RULES = RuleOptions()
 SEARCHES = [(POLICY_MC, mc_turn), (POLICY_ISMCTS, ismcts_turn)]
@@ -129,10 +129,14 @@ def test_determinise_keeps_what_the_mover_sees_and_deals_the_rest():
     before = copy_state(s)
     det = scratch_state()
     r = search_stream(s, mover)
-    spans = hidden_places(s, mover)
+    spans = np.full((3, 2), -1, dtype=np.int64)
+    hidden_places(s, mover, spans)
+    deals = deal_work()
+    deals["hidden"] = 1  # a used work record: determinise must start from nothing
+    deals["pool"] = 7
     dealt_differently = False
     for _ in range(20):
-        t = determinise(s, det, mover, r)
+        t = determinise(s, det, mover, r, deals[0])
         assert (t.grid == s.grid).all() and (t.hand[mover] == s.hand[mover]).all()
         assert (t.hand_len == s.hand_len).all() and (t.pile_len == s.pile_len).all()
         for d in (0, 1):

@@ -72,8 +72,7 @@ def _copy_bytes(typingctx, dst, src, start, size):
 
 
 @kernel
-def _clone_jit(scratch, s):
-    t = scratch[0]
+def _copy_into_jit(t, s):
     # the columns either state may use; all of them unless both keep the rest empty
     cols = max(s.span, t.span) if s.tidy and t.tidy else MAX_COLS
     _copy_bytes(t, s, 0, _OPTIONS)
@@ -104,10 +103,26 @@ def _copy_chunks(t, s, start, size):
         _copy_bytes(t, s, at, _CHUNK)
 
 
+@kernel
+def _clone_jit(scratch, s):
+    return _copy_into_jit(scratch[0], s)
+
+
 def _clone_py(scratch, s):
     scratch[0] = s
     return scratch[0]
 
 
+def _copy_into_py(t, s):
+    for name in STATE_DTYPE.names:
+        t[name] = s[name]
+    return t
+
+
 # clone(scratch, s): a copy of s to play on in the one-record array scratch, as scratch[0]
 clone = _clone_py if DISABLED else _clone_jit
+# copy_into(t, s): the same copy into the record t. For a scratch record handed down calls
+# made per rollout: an array argument is a reference count up and down in each such call
+# (NRT_incref/decref 5.5% of an mc game, perf), a record is a plain pointer. The array that
+# holds t must outlive it (numba frees an array after its last use; a record keeps none).
+copy_into = _copy_into_py if DISABLED else _copy_into_jit
