@@ -144,9 +144,10 @@ def line_value(count, lead, saved, value, w):
 
 
 @kernel
-def result_value(t, tl, mine, theirs):
+def result_value(t, ev, mine, theirs):
     """A finished game's value: +-WIN and the margin; equal scores by the highest line
-    (tl: the position's tallies)."""
+    (by the position's tallies in ev)."""
+    tl = ev["tl"]
     diff = mine - theirs
     if diff != 0:
         return (WIN if diff > 0 else -WIN) + diff
@@ -173,12 +174,20 @@ def hand_value(s, t, digit, w):
     return total
 
 
-# evaluate's helpers are inlined into it: as calls, each passing w or tl cost a reference
-# count up and down (NRT_incref/decref 5.6% of a heuristic game, perf)
+# What evaluate reads besides the states, in one record: an array passed to a call costs a
+# reference count up and down (NRT_incref/decref were 35% of a heuristic game, perf, with
+# the weights and tallies passed as arrays), a record is a plain pointer. Its helpers are
+# inlined into it for the same reason.
+EVAL_DTYPE = np.dtype(
+    [("w", np.float64, (W_HAND + N_KINDS,)), ("tl", np.int64, (MAX_LINES, 5))], align=True
+)
+
+
 @kernel
-def evaluate(s, t, digit, w, tl):
+def evaluate(s, t, digit, ev):
     """Value for digit of the position t reached from s by digit's move (module docstring);
-    tl: room for its tallies (tally_lines)."""
+    ev holds the weights (w) and room for the position's tallies (tl, tally_lines)."""
+    w, tl = ev["w"], ev["tl"]
     other = 1 - digit
     mine = 0.0
     theirs = 0.0
@@ -194,9 +203,9 @@ def evaluate(s, t, digit, w, tl):
             theirs -= c
         static += line_value(t.count[line], m - o, saved, value, w)
     if t.count[t.lines - 1] >= t.capacity or t.hand_len[digit] + pile_left(t, digit) < HAND_SIZE:
-        return result_value(t, tl, mine, theirs)
+        return result_value(t, ev, mine, theirs)
     static += mine - theirs + hand_value(s, t, digit, w)
-    return worst_reply(t, tl, digit, other, mine, theirs, static, w)
+    return worst_reply(t, ev, digit, other, mine, theirs, static, w)
 
 
 @inlined
@@ -205,7 +214,7 @@ def pile_left(t, digit):
 
 
 @inlined
-def worst_reply(t, tl, digit, other, mine, theirs, static, w):
+def worst_reply(t, ev, digit, other, mine, theirs, static, w):
     """The value after the opponent's most harmful simple reply (one card of their digit,
     turning the mover's card left of it with weight W_FLIP)."""
     if t.hand_len[other] == 0:
@@ -215,6 +224,7 @@ def worst_reply(t, tl, digit, other, mine, theirs, static, w):
         lines = 1 << t.forced_line
     else:
         lines, _ = line_masks(t)
+    tl = ev["tl"]
     worst = static
     first = True
     for line in range(t.lines):
@@ -225,10 +235,10 @@ def worst_reply(t, tl, digit, other, mine, theirs, static, w):
         left_of, right_of = tl[line, T_LEFT], tl[line, T_RIGHT]
         ends = last_turn or (line == t.lines - 1 and t.count[line] + 1 >= t.capacity)
         placed = 1 if left_of <= col <= right_of else 0
-        v = reply_value(t, tl, line, m, o + placed, m - o, saved, mine, theirs, static, ends, w)
+        v = reply_value(t, ev, line, m, o + placed, m - o, saved, mine, theirs, static, ends, w)
         if w[W_FLIP] > 0 and flippable(t, digit, line, col - 1, left_of, right_of):
             flip = reply_value(
-                t, tl, line, m - 1, o + placed + 1, m - o, saved, mine, theirs, static, ends, w
+                t, ev, line, m - 1, o + placed + 1, m - o, saved, mine, theirs, static, ends, w
             )
             v += w[W_FLIP] * (flip - v)
         if first or v < worst:
@@ -247,7 +257,7 @@ def flippable(t, digit, line, col, left_of, right_of):
 
 
 @inlined
-def reply_value(t, tl, line, m, o, lead, saved, mine, theirs, static, ends, w):
+def reply_value(t, ev, line, m, o, lead, saved, mine, theirs, static, ends, w):
     """Value once a reply put one card into the line, leaving m and o counted cards there
     (the line's lead was lead); a result if it ends the game."""
     value = 10.0 * (line + 1)
@@ -257,7 +267,7 @@ def reply_value(t, tl, line, m, o, lead, saved, mine, theirs, static, ends, w):
     if ends:
         new_mine = mine - max(before, 0.0) + max(after, 0.0)
         new_theirs = theirs + min(before, 0.0) - min(after, 0.0)
-        return result_value(t, tl, new_mine, new_theirs)
+        return result_value(t, ev, new_mine, new_theirs)
     was = line_value(count, lead, saved, value, w)
     now = line_value(count + 1, m - o, saved, value, w)
     return static + w[W_REPLY] * (after - before + w[W_REPLY_LINE] * (now - was))
@@ -274,7 +284,9 @@ def heuristic_turn_w(s, w):
     best_move = (-1, -1, 0)
     best_path = np.zeros(MAX_DEPTH, dtype=np.int8)
     path = np.zeros(MAX_DEPTH, dtype=np.int8)
-    tl = np.empty((MAX_LINES, 5), dtype=np.int64)
+    box = np.zeros(1, dtype=EVAL_DTYPE)  # used as box[0] in the loop: it lives as long
+    for i in range(w.shape[0]):
+        box[0]["w"][i] = w[i]
     for index in range(s.hand_len[digit]):
         cid = s.hand[digit, index]
         mask = card_lines(s, cid, forced, plain, cont)
@@ -288,7 +300,7 @@ def heuristic_turn_w(s, w):
                     depth, options = play_on_copy(
                         s, scratch, digit, index, line, direction, forced, path
                     )
-                    value = evaluate(s, scratch[0], digit, w, tl)
+                    value = evaluate(s, scratch[0], digit, box[0])
                     if value > best:
                         best = value
                         best_move = (index, line, direction)

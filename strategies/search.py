@@ -173,7 +173,7 @@ DEAL_DTYPE = np.dtype(
     [
         ("spans", np.int64, (3, 2)),  # hidden_places
         ("need", np.int64, (3, 2)),  # hidden cards per place and owner deck
-        ("size", np.int64, (2,)),  # pool sizes
+        ("pool_len", np.int64, (2,)),  # not "size": a NumPy record has an attribute of that name
         ("used", np.int64, (2,)),
         ("hidden", np.uint8, (MAX_CARDS,)),
         ("pool", np.int16, (2, MAX_CARDS)),
@@ -242,7 +242,7 @@ def determinise(s, scratch, digit, r, work):
     """
     t = clone(scratch, s)
     spans, need, hidden, pool = work.spans, work.need, work.hidden, work.pool
-    size, used = work.size, work.used
+    size, used = work.pool_len, work.used
     hidden_places(s, digit, spans)
     hidden[:] = 0
     need[:, :] = 0
