@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.clone import clone
+from sim.engine.clone import copy_into
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import kernel
 from sim.engine.paths import advance, scratch_state, set_path
@@ -27,11 +27,13 @@ def margin(s, digit):
 
 
 @kernel
-def play_on_copy(s, scratch, digit, index, line, direction, forced, path):
-    """Play one move with its sub-decisions along path on a copy in scratch[0]; (decisions
-    taken, options per decision). The options are the copy's own, valid until scratch is
-    next written: a copy of them per move tried cost an allocation."""
-    t = clone(scratch, s)
+def play_on_copy(s, t, digit, index, line, direction, forced, path):
+    """Play one move with its sub-decisions along path on a copy in the scratch record t;
+    (decisions taken, options per decision). The options are the copy's own, valid until t
+    is next written: a copy of them per move tried cost an allocation. A record, not its
+    one-record array: an array passed to a call made per move tried costs a reference count
+    up and down (clone.copy_into)."""
+    copy_into(t, s)
     t.policy[digit] = POLICY_PATH
     set_path(t, path, MAX_DEPTH)
     t.path_pos = 0
@@ -40,11 +42,11 @@ def play_on_copy(s, scratch, digit, index, line, direction, forced, path):
 
 
 @kernel
-def try_move(s, scratch, digit, index, line, direction, forced, path):
-    """Play one move with its sub-decisions along path on a copy; (margin, decisions taken,
-    options per decision)."""
-    depth, options = play_on_copy(s, scratch, digit, index, line, direction, forced, path)
-    return margin(scratch[0], digit), depth, options
+def try_move(s, t, digit, index, line, direction, forced, path):
+    """Play one move with its sub-decisions along path on a copy in the record t; (margin,
+    decisions taken, options per decision)."""
+    depth, options = play_on_copy(s, t, digit, index, line, direction, forced, path)
+    return margin(t, digit), depth, options
 
 
 @kernel
@@ -79,7 +81,7 @@ def greedy_turn(s):
                 path[:] = 0
                 while True:
                     value, depth, options = try_move(
-                        s, scratch, digit, index, line, direction, forced, path
+                        s, scratch[0], digit, index, line, direction, forced, path
                     )
                     if value > best:
                         best = value

@@ -298,7 +298,7 @@ def heuristic_turn_w(s, w):
                 path[:] = 0
                 while True:
                     depth, options = play_on_copy(
-                        s, scratch, digit, index, line, direction, forced, path
+                        s, scratch[0], digit, index, line, direction, forced, path
                     )
                     value = evaluate(s, scratch[0], digit, box[0])
                     if value > best:

@@ -120,7 +120,7 @@ def list_moves(s, scratch, digit, forced, moves):
                     continue
                 while True:
                     depth, options = play_on_copy(
-                        s, scratch, digit, index, line, direction, forced, path
+                        s, scratch[0], digit, index, line, direction, forced, path
                     )
                     n = add_move(moves, n, index, line, direction, path, depth)
                     if not next_path(path, options, depth):
