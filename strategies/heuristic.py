@@ -284,7 +284,7 @@ def heuristic_turn_w(s, w):
     best_move = (-1, -1, 0)
     best_path = np.zeros(MAX_DEPTH, dtype=np.int8)
     path = np.zeros(MAX_DEPTH, dtype=np.int8)
-    box = np.zeros(1, dtype=EVAL_DTYPE)  # used as box[0] in the loop: it lives as long
+    box = np.zeros(1, dtype=EVAL_DTYPE)  # read as box[0] in the loop, so it lives through it
     for i in range(w.shape[0]):
         box[0]["w"][i] = w[i]
     for index in range(s.hand_len[digit]):

@@ -13,7 +13,7 @@ from sim.cards import BLANK, ENTER, GOSUB, PASTE, PRINT
 from sim.engine.clone import clone, copy_into
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.jit import DISABLED, kernel
+from sim.engine.jit import kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.paths import scratch_state, set_path
 from sim.engine.rng import advance, below, mix
@@ -167,33 +167,19 @@ def hidden_places(s, digit, spans):
         spans[1 + d, 1] = max(start, s.pile_len[d])
 
 
-# determinise's working arrays, in one record made once a turn (deal_work): allocating
+# determinise's working arrays, in one record made once a turn (search_start): allocating
 # them for every deal was 4-5% of an mc game (malloc, free and reference counts, perf)
 DEAL_DTYPE = np.dtype(
     [
         ("spans", np.int64, (3, 2)),  # hidden_places
         ("need", np.int64, (3, 2)),  # hidden cards per place and owner deck
-        ("pool_len", np.int64, (2,)),  # not "size": a NumPy record has an attribute of that name
+        ("pool_len", np.int64, (2,)),
         ("used", np.int64, (2,)),
         ("hidden", np.uint8, (MAX_CARDS,)),
         ("pool", np.int16, (2, MAX_CARDS)),
     ],
     align=True,
 )
-
-
-def _deal_work_py():
-    return np.zeros(1, dtype=DEAL_DTYPE).view(np.recarray)
-
-
-@kernel
-def _deal_work_jit():
-    return np.zeros(1, dtype=DEAL_DTYPE)
-
-
-# A one-record array for determinise; keep it alive while its record is used (as
-# paths.scratch_state)
-deal_work = _deal_work_py if DISABLED else _deal_work_jit
 
 
 @kernel
@@ -225,7 +211,7 @@ def search_start(s, digit):
     r = search_stream(s, digit)
     det = scratch_state()
     work = scratch_state()
-    deals = deal_work()
+    deals = np.zeros(1, dtype=DEAL_DTYPE)  # used as deals[0]: keep the array alive
     moves = new_moves()
     n = list_moves(determinise(s, det, digit, r, deals[0]), work, digit, forced, moves)
     return forced, r, det, work, deals, moves, n
@@ -241,8 +227,8 @@ def determinise(s, scratch, digit, r, work):
     and r, never on where the hidden cards really are.
     """
     t = clone(scratch, s)
-    spans, need, hidden, pool = work.spans, work.need, work.hidden, work.pool
-    size, used = work.pool_len, work.used
+    spans, need, hidden, pool = work["spans"], work["need"], work["hidden"], work["pool"]
+    size, used = work["pool_len"], work["used"]
     hidden_places(s, digit, spans)
     hidden[:] = 0
     need[:, :] = 0

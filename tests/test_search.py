@@ -18,7 +18,7 @@ from sim.position import Position, build_state, display_rows
 from sim.rules import RuleOptions
 from strategies.ismcts import ismcts_turn
 from strategies.mc import mc_turn
-from strategies.search import deal_work, determinise, hidden_places, search_stream
+from strategies.search import DEAL_DTYPE, determinise, hidden_places, search_stream
 
 RULES = RuleOptions()
 SEARCHES = [(POLICY_MC, mc_turn), (POLICY_ISMCTS, ismcts_turn)]
@@ -131,7 +131,7 @@ def test_determinise_keeps_what_the_mover_sees_and_deals_the_rest():
     r = search_stream(s, mover)
     spans = np.full((3, 2), -1, dtype=np.int64)
     hidden_places(s, mover, spans)
-    deals = deal_work()
+    deals = np.zeros(1, dtype=DEAL_DTYPE)
     deals["hidden"] = 1  # a used work record: determinise must start from nothing
     deals["pool"] = 7
     dealt_differently = False
