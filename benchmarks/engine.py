@@ -81,13 +81,16 @@ class Side:
     def __init__(self, root: Path, label: str, config: str, games: int, players: str):
         self.label, self.what = label, f"{config} {players}"
         command = [sys.executable, "-c", SNIPPET, config, str(games), players]
+        # stderr to a file, not a pipe: a long run's warnings would fill a pipe nobody reads
+        # until the end, and the side would block writing to it
+        self.errors = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in close())
         self.process = subprocess.Popen(
             command,
             cwd=root,
             env=side_env(root),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self.errors,
             text=True,
         )
         self._read()  # "ready": compiled or loaded, untimed
@@ -95,7 +98,9 @@ class Side:
     def _read(self) -> str:
         line = self.process.stdout.readline()
         if not line:
-            error = self.process.stderr.read().strip()[-400:]
+            self.process.wait()
+            self.errors.seek(0)
+            error = self.errors.read().strip()[-400:]
             sys.exit(f"error: {self.label} failed on {self.what}: {error}")
         return line
 
@@ -108,6 +113,7 @@ class Side:
     def close(self) -> None:
         self.process.stdin.close()
         self.process.wait()
+        self.errors.close()
 
 
 def measure(sides: dict[str, Path], config: str, players: str, args) -> dict[str, list[float]]:
@@ -146,7 +152,7 @@ def main() -> None:
     args = parser.parse_args()
     base = args.baseline
     sides = {f"main@{base}": baseline_checkout(base), "branch": args.checkout.resolve()}
-    width = max(18, *(len(p) for p in args.players or []))
+    width = max([18, *(len(p) for p in args.players or [])])
     head = f"{'config':8} {'players':{width}} {'main g/cpu-s':>14} {'branch g/cpu-s':>14}"
     print(f"{head} {'ratio':>6} {'quartiles':>11} {'range':>11}  ({args.rounds} rounds)")
     for config in args.config or ["base"]:

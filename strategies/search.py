@@ -205,8 +205,8 @@ def set_place_card(t, digit, place, i, cid):
 def search_start(s, digit):
     """What every search turn begins with: the forced slot, the search stream, a
     determinisation in det[0], a spare scratch state, determinise's work record, and the
-    legal moves listed on the
-    determinisation (they do not depend on the hidden cards) with their number."""
+    legal moves listed on the determinisation (they do not depend on the hidden cards)
+    with their number."""
     forced = begin_turn(s, digit)
     r = search_stream(s, digit)
     det = scratch_state()
@@ -218,17 +218,17 @@ def search_start(s, digit):
 
 
 @kernel
-def determinise(s, scratch, digit, r, work):
+def determinise(s, scratch, digit, r, deal):
     """A copy of s in scratch[0] with the cards the mover cannot see dealt again at random.
 
     Each hidden place keeps its count of cards from each deck (piles hold their own deck;
     a hand may hold stolen cards), which the mover can work out from what it sees. The pool
     of each deck is taken in card-id order, so the sample depends only on the observation
-    and r, never on where the hidden cards really are.
+    and r, never on where the hidden cards really are. deal: a DEAL_DTYPE record to work in.
     """
     t = clone(scratch, s)
-    spans, need, hidden, pool = work["spans"], work["need"], work["hidden"], work["pool"]
-    size, used = work["pool_len"], work["used"]
+    spans, need, hidden, pool = deal["spans"], deal["need"], deal["hidden"], deal["pool"]
+    size, used = deal["pool_len"], deal["used"]
     hidden_places(s, digit, spans)
     hidden[:] = 0
     need[:, :] = 0
