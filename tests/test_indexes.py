@@ -1,0 +1,93 @@
+"""The engine and the built-in players are compiled without numba's negative-index wrap
+(sim/engine/jit.py): safe only while they never index with a negative value.
+
+A negative index there would read or write outside the array instead of counting from
+its end. With numba's bounds checks on (NUMBA_BOUNDSCHECK=1) such an index raises
+IndexError instead, so a child process compiles the game loops that way, in a cache of
+its own, and plays every built-in policy, the CPU card and the rule scenarios.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from conftest import SLOW_ENGINE
+
+import sim.engine.jit  # noqa: F401 (installs the no-wrap indexing)
+
+HERE = Path(__file__).parent
+
+
+def _probe(module: str):
+    """a[i] compiled with bounds checks, as if defined in module (numba mangles it in)."""
+
+    def at(a, i):
+        return a[i]
+
+    at.__module__ = module
+    return numba.njit(boundscheck=True)(at)
+
+
+@pytest.mark.skipif(SLOW_ENGINE, reason="numba compiles nothing with the JIT off")
+def test_only_the_engine_s_own_code_loses_the_wrap():
+    a = np.arange(5)
+    assert _probe("tests.elsewhere")(a, -1) == 4  # other numba code indexes as Python does
+    assert _probe("sim.runner.tables")(a, -1) == 4  # sim's part writer too
+    for module in ("sim.engine.probe", "sim.compiled_loop", "strategies.probe"):
+        assert _probe(module)(a, 1) == 1
+        with pytest.raises(IndexError):  # no wrap, so -1 is below the bounds
+            _probe(module)(a, -1)
+
+
+# Every loop compiled with bounds checks: the full loop (every policy, with and without the
+# CPU card) and random play's own loop, on every shipped config. Small budgets: the searches'
+# code is the same at any budget.
+CHILD = """
+import numpy as np
+from sim.compiled_loop import play_games
+from sim.config import load
+from sim.engine.game import play_random_games
+from sim.engine.state import new_state
+from sim.game import result_buffers
+from sim.players import budgets, cpu_level, policy_codes, split_top_level
+
+MATCHUPS = ("greedy,random", "heuristic,greedy", "mc(rollouts=12),heuristic",
+            "ismcts(iterations=30),mc(rollouts=12)", "random,cpu(level=1)",
+            "greedy,cpu(level=2)", "heuristic,cpu(level=3)", "mc(rollouts=12),cpu(level=4)")
+for name in ("base", "base-60", "variants", "101", "large"):
+    config = load(name)
+    for players, games in [("random,random", 3000)] + [(m, 6) for m in MATCHUPS]:
+        a, b = split_top_level(players)
+        level = cpu_level(b, config.rules.cpu_level)
+        loop = play_random_games if players == "random,random" else play_games
+        seeds = np.arange(1, games + 1, dtype=np.uint64)
+        swapped = np.zeros(games, np.uint8) if level else (np.arange(games) % 2).astype(np.uint8)
+        seats = (np.asarray(policy_codes(a, b), np.int8), np.asarray(budgets(a, b), np.int32))
+        out, cards = result_buffers(games)
+        loop(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards)
+        assert (out[:, 5] == 0).all(), (name, players)  # R_ERROR
+print("ok")
+"""
+
+
+@pytest.mark.skipif(SLOW_ENGINE, reason="numba compiles nothing with the JIT off")
+def test_no_engine_index_is_negative(tmp_path):
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    games = subprocess.run(
+        [sys.executable, "-c", CHILD], cwd=HERE, env=env, capture_output=True, text=True
+    )
+    assert games.returncode == 0 and "ok" in games.stdout, games.stderr[-3000:]
+    scenarios = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_scenarios.py"],
+        cwd=HERE,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert scenarios.returncode == 0, scenarios.stdout[-3000:] + scenarios.stderr[-2000:]
