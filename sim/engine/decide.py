@@ -12,7 +12,7 @@ import numpy as np
 
 from sim.cards import AXIS_H, AXIS_NONE, AXIS_V, DIR_NONE, LEFT, UP
 from sim.engine.board import can_enter, leftmost_empty
-from sim.engine.jit import kernel
+from sim.engine.jit import inlined, kernel
 from sim.engine.paths import path_choice
 from sim.engine.rng import strategy_int
 from sim.engine.state import ERR_ILLEGAL, POLICY_PATH, POLICY_RANDOM, POLICY_SCRIPT, SCRIPT_LINE
@@ -131,7 +131,9 @@ def choose_card(s, digit, cards, n, line, col, what):
     return -1, -1
 
 
-@kernel
+# inlined: asked per card of each PRINT and PASTE, and as a call its array argument cost a
+# reference count up and down each time
+@inlined
 def offered(s, cards, i, line, col, cpu):
     """Whether cards[i] is an option. For the CPU's ranked choice (RULES.md 8) a card just
     like an earlier option (kind, axis, face) is not tried again: it leads to the same
