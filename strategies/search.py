@@ -91,7 +91,10 @@ def add_move(moves, n, index, line, direction, path, depth):
     moves[n, M_LINE] = line
     moves[n, M_DIR] = direction
     moves[n, M_LEN] = depth
-    moves[n, M_PATH : M_PATH + depth] = path[:depth]  # readers stop at M_LEN: no tail to clear
+    # readers stop at M_LEN: no tail to clear. A loop: numba's slice assignment went through
+    # a broadcast check and a byte-by-byte copy
+    for d in range(depth):
+        moves[n, M_PATH + d] = path[d]
     return n + 1
 
 
