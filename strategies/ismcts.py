@@ -73,8 +73,9 @@ def move_key(t, digit, moves, m):
 
 @kernel
 def new_tree(size):
-    """Node links (parent, first child, next sibling, player), keys, statistics, and a hash
-    table from (parent, key) to child, so a node's children are found without a scan."""
+    """Node links (parent, first child, next sibling, player), keys, statistics, a hash
+    table from (parent, key) to child, so a node's children are found without a scan, and
+    the logarithms of availability counts met so far (log_of)."""
     links = np.full((size, 4), -1, dtype=np.int32)
     keys = np.zeros(size, dtype=np.int64)
     stats = np.zeros((size, 3))  # visits, availability, total reward for the node's player
@@ -82,7 +83,8 @@ def new_tree(size):
     while slots < 2 * size:
         slots *= 2
     table = np.full(slots, -1, dtype=np.int32)
-    return links, keys, stats, table
+    logs = np.full(size, -1.0)  # a count is at most the iterations, fewer than the nodes
+    return links, keys, stats, table, logs
 
 
 @inlined
@@ -123,10 +125,22 @@ def find_child(links, keys, table, node, key):
 
 
 @inlined
-def ucb(stats, child):
+def log_of(logs, count):
+    """np.log(count) of a whole count, remembered in logs (-1: not yet), the same value: the
+    call was 3% of an ismcts game, and UCB's loop stalled on it (perf)."""
+    k = np.int64(count)
+    if k >= logs.shape[0]:
+        return np.log(count)
+    if logs[k] < 0.0:
+        logs[k] = np.log(count)
+    return logs[k]
+
+
+@inlined
+def ucb(stats, logs, child):
     """Mean value plus the exploration term over the child's availability."""
     visits = stats[child, 0]
-    return stats[child, 2] / visits + EXPLORE * np.sqrt(np.log(stats[child, 1]) / visits)
+    return stats[child, 2] / visits + EXPLORE * np.sqrt(log_of(logs, stats[child, 1]) / visits)
 
 
 @inlined
@@ -175,7 +189,7 @@ def step(t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r
 
     Returns (next node, nodes in use, whether a node was added).
     """
-    links, keys, stats, table = tree
+    links, keys, stats, table, logs = tree
     mover = t.mover
     n_legal = max(n, 1)
     best = -1
@@ -188,7 +202,7 @@ def step(t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r
             untried += 1
             continue
         stats[child, 1] += 1.0
-        value = ucb(stats, child)
+        value = ucb(stats, logs, child)
         if value > best_value:
             best_value = value
             best = m
@@ -240,7 +254,7 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
             break
     rollout_to_end(t, spare[0])
     value, margin = outcome(t, digit)
-    links, _, stats, _ = tree
+    links, stats = tree[0], tree[2]
     for i in range(depth):
         node = trail[i]
         stats[node, 0] += 1.0
@@ -271,10 +285,10 @@ def rank(alive, m, stats):
 def halving(s, det, work, deals, spare, digit, tree, root, bufs, budget, r):
     """Sequential halving over the root moves, each iteration an ISMCTS descent below the
     move; every move of a round gets the same deals. The best move's index."""
-    links, keys, stats, _ = tree
+    links, keys, stats, table, _ = tree
     n = root[2]
     for m in range(n):  # root children in move order: node 1 + m
-        add_child(links, keys, stats, tree[3], 1 + m, 0, root[1][m], digit)
+        add_child(links, keys, stats, table, 1 + m, 0, root[1][m], digit)
     n_nodes = 1 + n
     alive = np.arange(n)
     m = n
