@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.jit import DISABLED, kernel
+from sim.engine.jit import DISABLED, inlined, kernel
 from sim.engine.state import ERR_OVERFLOW, MAX_DEPTH, NO_CARD, STATE_DTYPE
 
 
@@ -91,7 +91,7 @@ def next_change(current, options, depth):
     return -1
 
 
-@kernel
+@inlined  # per move tried by greedy, heuristic and the searches: arrays cost counts as a call
 def advance(current, options, depth):
     """Next path in lexicographic order (an odometer over the decisions taken); False at end."""
     j = next_change(current, options, depth)
