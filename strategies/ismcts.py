@@ -51,8 +51,9 @@ N_PARENT, N_CHILD, N_SIBLING, N_PLAYER = 0, 1, 2, 3
 
 # The tree's helpers are inlined (jit.inlined) into the descent, and the descent into
 # halving: as calls, each passing the tree's arrays cost a reference count up and down per
-# array (NRT_incref/decref 8.8% of an ismcts game, perf; iterate's own a third of the 10%
-# left, untried_move's 3% of that)
+# array (NRT_incref/decref 8.8% of an ismcts game, perf). Inlined, an array parameter still
+# costs a count up and down per call where numba cannot pair them off (loops, calls), so
+# the tree step is written out in iterate rather than passed the tree and buffers
 
 
 @inlined
@@ -151,20 +152,6 @@ def legal_keys(t, mover, moves, n, keys_out):
 
 
 @inlined
-def legal(t, work, moves, move_keys):
-    """Begin the mover's turn in t and list its moves and their keys (a pass when none);
-    (moves, whether the NEXT-forced slot binds)."""
-    mover = t.mover
-    forced = begin_turn(t, mover)
-    n = list_moves(t, work[0], mover, forced, moves)
-    if n == 0:
-        move_keys[0] = PASS_KEY - mover
-    else:
-        legal_keys(t, mover, moves, n, move_keys)
-    return n, forced
-
-
-@inlined
 def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
     """The move to add a node for: one that ends the game at once with the mover winning if
     there is one (as rollouts play), else one of the untried moves at random."""
@@ -185,51 +172,17 @@ def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
 
 
 @inlined
-def step(t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r):
-    """One tree step at node among the mover's n legal moves: select or expand, and play.
-
-    Returns (next node, nodes in use, whether a node was added).
-    """
-    links, keys, stats, table, logs = tree
-    mover = t.mover
-    n_legal = max(n, 1)
-    best = -1
-    best_value = -1.0
-    untried = 0
-    for m in range(n_legal):
-        child = find_child(links, keys, table, node, move_keys[m])
-        children[m] = child
-        if child < 0:
-            untried += 1
-            continue
-        stats[child, 1] += 1.0
-        value = ucb(stats, logs, child)
-        if value > best_value:
-            best_value = value
-            best = m
-    added = False
-    if untried > 0 and n_nodes < keys.shape[0]:
-        best = untried_move(t, spare, mover, moves, n, forced, children, untried, r)
-        children[best] = add_child(links, keys, stats, table, n_nodes, node, move_keys[best], mover)
-        stats[children[best], 1] = 1.0
-        n_nodes += 1
-        added = True
-    elif best < 0:  # tree full and nothing known here: leave the tree
-        best = rand(r, n_legal)
-    if n == 0:
-        pass_turn(t, mover)
-    else:
-        play_move(t, mover, moves, best, forced, POLICY_RANDOM)
-    return children[best], n_nodes, added
-
-
-@inlined
 def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
     """One ISMCTS iteration on the dealt copy t; returns the nodes in use.
 
     root holds the root's moves, their keys and count (the same in every deal); first is
     the root move to take; bufs the reused arrays: moves, their keys, their children, and
-    the nodes of this descent."""
+    the nodes of this descent. Below the root each tree step begins the mover's turn, lists
+    its moves and their keys (a pass when none), selects a child by UCB or adds a node, and
+    plays. The step is written out here, not called: an inlined function's array parameters
+    still cost a reference count up and down each, at every step (perf: NRT_incref/decref
+    8.2% of an ismcts game with the step a function, 5.8% without)."""
+    links, keys, stats, table, logs = tree
     root_moves = root[0]
     moves, move_keys, children, trail = bufs
     node = 0
@@ -238,16 +191,48 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
         if t.mover == t.cpu:  # the CPU card decides by its own rules
             cpu_turn(t)
             continue
+        added = False
         if depth == 0:
             forced = begin_turn(t, digit)
             node = 1 + first  # the root's children are made first, in move order
             play_move(t, digit, root_moves, first, forced, POLICY_RANDOM)
-            added = False
         else:
-            n, forced = legal(t, spare, moves, move_keys)
-            node, n_nodes, added = step(
-                t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r
-            )
+            mover = t.mover
+            forced = begin_turn(t, mover)
+            n = list_moves(t, spare[0], mover, forced, moves)
+            if n == 0:
+                move_keys[0] = PASS_KEY - mover
+            else:
+                legal_keys(t, mover, moves, n, move_keys)
+            n_legal = max(n, 1)
+            best = -1
+            best_value = -1.0
+            untried = 0
+            for m in range(n_legal):  # select by UCB among the children available here
+                child = find_child(links, keys, table, node, move_keys[m])
+                children[m] = child
+                if child < 0:
+                    untried += 1
+                    continue
+                stats[child, 1] += 1.0
+                value = ucb(stats, logs, child)
+                if value > best_value:
+                    best_value = value
+                    best = m
+            if untried > 0 and n_nodes < keys.shape[0]:
+                best = untried_move(t, spare, mover, moves, n, forced, children, untried, r)
+                child = add_child(links, keys, stats, table, n_nodes, node, move_keys[best], mover)
+                children[best] = child
+                stats[child, 1] = 1.0
+                n_nodes += 1
+                added = True
+            elif best < 0:  # tree full and nothing known here: leave the tree
+                best = rand(r, n_legal)
+            if n == 0:
+                pass_turn(t, mover)
+            else:
+                play_move(t, mover, moves, best, forced, POLICY_RANDOM)
+            node = children[best]
         if node >= 0 and depth < MAX_TRAIL:
             trail[depth] = node
             depth += 1
@@ -255,7 +240,6 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
             break
     rollout_to_end(t, spare[0])
     value, margin = outcome(t, digit)
-    links, stats = tree[0], tree[2]
     for i in range(depth):
         node = trail[i]
         stats[node, 0] += 1.0
