@@ -13,7 +13,7 @@ import numpy as np
 
 from sim.engine.clone import copy_into
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.jit import kernel
+from sim.engine.jit import inlined, kernel
 from sim.engine.paths import advance, scratch_state, set_path
 from sim.engine.score import scores
 from sim.engine.state import MAX_DEPTH, POLICY_GREEDY, POLICY_PATH
@@ -26,13 +26,13 @@ def margin(s, digit):
     return one - zero if digit == 1 else zero - one
 
 
-@kernel
+@inlined
 def play_on_copy(s, t, digit, index, line, direction, forced, path):
     """Play one move with its sub-decisions along path on a copy in the scratch record t;
     (decisions taken, options per decision). The options are the copy's own, valid until t
     is next written: a copy of them per move tried cost an allocation. A record, not its
     one-record array: an array passed to a call made per move tried costs a reference count
-    up and down (clone.copy_into)."""
+    up and down (clone.copy_into); inlined, so its path is not counted either."""
     copy_into(t, s)
     t.policy[digit] = POLICY_PATH
     set_path(t, path, MAX_DEPTH)

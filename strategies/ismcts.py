@@ -49,9 +49,11 @@ MAX_TRAIL = 256  # nodes on one descent (a game has far fewer turns)
 # node fields, one array each (struct of arrays)
 N_PARENT, N_CHILD, N_SIBLING, N_PLAYER = 0, 1, 2, 3
 
-# The tree's helpers are inlined (jit.inlined) into the descent: as calls, each passing
-# the tree's arrays cost a reference count up and down per array (NRT_incref/decref 8.8% of
-# an ismcts game, perf)
+# The tree's helpers are inlined (jit.inlined) into the descent, and the descent into
+# halving: as calls, each passing the tree's arrays cost a reference count up and down per
+# array (NRT_incref/decref 8.8% of an ismcts game, perf). Inlined, an array parameter still
+# costs a count up and down per call where numba cannot pair them off (loops, calls), so
+# the tree step is written out in iterate rather than passed the tree and buffers
 
 
 @inlined
@@ -73,8 +75,9 @@ def move_key(t, digit, moves, m):
 
 @kernel
 def new_tree(size):
-    """Node links (parent, first child, next sibling, player), keys, statistics, and a hash
-    table from (parent, key) to child, so a node's children are found without a scan."""
+    """Node links (parent, first child, next sibling, player), keys, statistics, a hash
+    table from (parent, key) to child, so a node's children are found without a scan, and
+    the logarithms of availability counts met so far (log_of)."""
     links = np.full((size, 4), -1, dtype=np.int32)
     keys = np.zeros(size, dtype=np.int64)
     stats = np.zeros((size, 3))  # visits, availability, total reward for the node's player
@@ -82,7 +85,8 @@ def new_tree(size):
     while slots < 2 * size:
         slots *= 2
     table = np.full(slots, -1, dtype=np.int32)
-    return links, keys, stats, table
+    logs = np.full(size, -1.0)  # a count is at most the iterations, fewer than the nodes
+    return links, keys, stats, table, logs
 
 
 @inlined
@@ -123,10 +127,22 @@ def find_child(links, keys, table, node, key):
 
 
 @inlined
-def ucb(stats, child):
+def log_of(logs, count):
+    """np.log(count) of a whole count, remembered in logs (-1: not yet), the same value: the
+    call was 3% of an ismcts game, and UCB's loop stalled on it (perf)."""
+    k = np.int64(count)
+    if k >= logs.shape[0]:
+        return np.log(count)
+    if logs[k] < 0.0:
+        logs[k] = np.log(count)
+    return logs[k]
+
+
+@inlined
+def ucb(stats, logs, child):
     """Mean value plus the exploration term over the child's availability."""
     visits = stats[child, 0]
-    return stats[child, 2] / visits + EXPLORE * np.sqrt(np.log(stats[child, 1]) / visits)
+    return stats[child, 2] / visits + EXPLORE * np.sqrt(log_of(logs, stats[child, 1]) / visits)
 
 
 @inlined
@@ -136,20 +152,6 @@ def legal_keys(t, mover, moves, n, keys_out):
 
 
 @inlined
-def legal(t, work, moves, move_keys):
-    """Begin the mover's turn in t and list its moves and their keys (a pass when none);
-    (moves, whether the NEXT-forced slot binds)."""
-    mover = t.mover
-    forced = begin_turn(t, mover)
-    n = list_moves(t, work, mover, forced, moves)
-    if n == 0:
-        move_keys[0] = PASS_KEY - mover
-    else:
-        legal_keys(t, mover, moves, n, move_keys)
-    return n, forced
-
-
-@kernel
 def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
     """The move to add a node for: one that ends the game at once with the mover winning if
     there is one (as rollouts play), else one of the untried moves at random."""
@@ -170,51 +172,17 @@ def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
 
 
 @inlined
-def step(t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r):
-    """One tree step at node among the mover's n legal moves: select or expand, and play.
-
-    Returns (next node, nodes in use, whether a node was added).
-    """
-    links, keys, stats, table = tree
-    mover = t.mover
-    n_legal = max(n, 1)
-    best = -1
-    best_value = -1.0
-    untried = 0
-    for m in range(n_legal):
-        child = find_child(links, keys, table, node, move_keys[m])
-        children[m] = child
-        if child < 0:
-            untried += 1
-            continue
-        stats[child, 1] += 1.0
-        value = ucb(stats, child)
-        if value > best_value:
-            best_value = value
-            best = m
-    added = False
-    if untried > 0 and n_nodes < keys.shape[0]:
-        best = untried_move(t, spare, mover, moves, n, forced, children, untried, r)
-        children[best] = add_child(links, keys, stats, table, n_nodes, node, move_keys[best], mover)
-        stats[children[best], 1] = 1.0
-        n_nodes += 1
-        added = True
-    elif best < 0:  # tree full and nothing known here: leave the tree
-        best = rand(r, n_legal)
-    if n == 0:
-        pass_turn(t, mover)
-    else:
-        play_move(t, mover, moves, best, forced, POLICY_RANDOM)
-    return children[best], n_nodes, added
-
-
-@kernel
 def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
     """One ISMCTS iteration on the dealt copy t; returns the nodes in use.
 
     root holds the root's moves, their keys and count (the same in every deal); first is
     the root move to take; bufs the reused arrays: moves, their keys, their children, and
-    the nodes of this descent."""
+    the nodes of this descent. Below the root each tree step begins the mover's turn, lists
+    its moves and their keys (a pass when none), selects a child by UCB or adds a node, and
+    plays. The step is written out here, not called: an inlined function's array parameters
+    still cost a reference count up and down each, at every step (perf: NRT_incref/decref
+    8.2% of an ismcts game with the step a function, 5.8% without)."""
+    links, keys, stats, table, logs = tree
     root_moves = root[0]
     moves, move_keys, children, trail = bufs
     node = 0
@@ -223,16 +191,48 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
         if t.mover == t.cpu:  # the CPU card decides by its own rules
             cpu_turn(t)
             continue
+        added = False
         if depth == 0:
             forced = begin_turn(t, digit)
             node = 1 + first  # the root's children are made first, in move order
             play_move(t, digit, root_moves, first, forced, POLICY_RANDOM)
-            added = False
         else:
-            n, forced = legal(t, spare, moves, move_keys)
-            node, n_nodes, added = step(
-                t, spare, node, tree, n_nodes, moves, move_keys, n, forced, children, r
-            )
+            mover = t.mover
+            forced = begin_turn(t, mover)
+            n = list_moves(t, spare[0], mover, forced, moves)
+            if n == 0:
+                move_keys[0] = PASS_KEY - mover
+            else:
+                legal_keys(t, mover, moves, n, move_keys)
+            n_legal = max(n, 1)
+            best = -1
+            best_value = -1.0
+            untried = 0
+            for m in range(n_legal):  # select by UCB among the children available here
+                child = find_child(links, keys, table, node, move_keys[m])
+                children[m] = child
+                if child < 0:
+                    untried += 1
+                    continue
+                stats[child, 1] += 1.0
+                value = ucb(stats, logs, child)
+                if value > best_value:
+                    best_value = value
+                    best = m
+            if untried > 0 and n_nodes < keys.shape[0]:
+                best = untried_move(t, spare, mover, moves, n, forced, children, untried, r)
+                child = add_child(links, keys, stats, table, n_nodes, node, move_keys[best], mover)
+                children[best] = child
+                stats[child, 1] = 1.0
+                n_nodes += 1
+                added = True
+            elif best < 0:  # tree full and nothing known here: leave the tree
+                best = rand(r, n_legal)
+            if n == 0:
+                pass_turn(t, mover)
+            else:
+                play_move(t, mover, moves, best, forced, POLICY_RANDOM)
+            node = children[best]
         if node >= 0 and depth < MAX_TRAIL:
             trail[depth] = node
             depth += 1
@@ -240,7 +240,6 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
             break
     rollout_to_end(t, spare[0])
     value, margin = outcome(t, digit)
-    links, _, stats, _ = tree
     for i in range(depth):
         node = trail[i]
         stats[node, 0] += 1.0
@@ -271,10 +270,10 @@ def rank(alive, m, stats):
 def halving(s, det, work, deals, spare, digit, tree, root, bufs, budget, r):
     """Sequential halving over the root moves, each iteration an ISMCTS descent below the
     move; every move of a round gets the same deals. The best move's index."""
-    links, keys, stats, _ = tree
+    links, keys, stats, table, _ = tree
     n = root[2]
     for m in range(n):  # root children in move order: node 1 + m
-        add_child(links, keys, stats, tree[3], 1 + m, 0, root[1][m], digit)
+        add_child(links, keys, stats, table, 1 + m, 0, root[1][m], digit)
     n_nodes = 1 + n
     alive = np.arange(n)
     m = n

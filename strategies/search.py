@@ -13,7 +13,7 @@ from sim.cards import BLANK, ENTER, GOSUB, PASTE, PRINT
 from sim.engine.clone import clone, copy_into
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir
-from sim.engine.jit import kernel
+from sim.engine.jit import inlined, kernel
 from sim.engine.paths import advance as next_path
 from sim.engine.paths import scratch_state, set_path
 from sim.engine.rng import advance, below, mix
@@ -83,7 +83,7 @@ def same_card_earlier(s, digit, index):
     return False
 
 
-@kernel
+@inlined
 def add_move(moves, n, index, line, direction, path, depth):
     if n >= MAX_MOVES:
         return n
@@ -91,15 +91,21 @@ def add_move(moves, n, index, line, direction, path, depth):
     moves[n, M_LINE] = line
     moves[n, M_DIR] = direction
     moves[n, M_LEN] = depth
-    moves[n, M_PATH : M_PATH + depth] = path[:depth]  # readers stop at M_LEN: no tail to clear
+    # readers stop at M_LEN: no tail to clear. A loop: numba's slice assignment went through
+    # a broadcast check and a byte-by-byte copy
+    for d in range(depth):
+        moves[n, M_PATH + d] = path[d]
     return n + 1
 
 
 @kernel
-def list_moves(s, scratch, digit, forced, moves):
+def list_moves(s, spare, digit, forced, moves):
     """Every legal move of the mover into moves (interchangeable hand cards once); the count.
 
-    Sub-decision paths are found by walking the chain on a copy, as greedy does.
+    Sub-decision paths are found by walking the chain on a copy in the scratch record spare,
+    as greedy does. add_move and play_on_copy, called per move, are inlined: as calls, each
+    passing arrays cost reference counts (with ismcts's own calls, NRT_incref/decref were
+    10% of an ismcts game, perf).
     """
     plain, cont = line_masks(s)
     path = np.zeros(MAX_DEPTH, dtype=np.int8)
@@ -120,7 +126,7 @@ def list_moves(s, scratch, digit, forced, moves):
                     continue
                 while True:
                     depth, options = play_on_copy(
-                        s, scratch[0], digit, index, line, direction, forced, path
+                        s, spare, digit, index, line, direction, forced, path
                     )
                     n = add_move(moves, n, index, line, direction, path, depth)
                     if not next_path(path, options, depth):
@@ -128,9 +134,11 @@ def list_moves(s, scratch, digit, forced, moves):
     return n
 
 
-@kernel
+@inlined
 def play_move(t, digit, moves, m, forced, policy):
-    """A whole turn of the mover in t along moves[m], the seat on policy afterwards."""
+    """A whole turn of the mover in t along moves[m], the seat on policy afterwards. Inlined:
+    called per rollout (mc) and per tree step (ismcts), where the moves array and its row
+    cost reference counts as a call."""
     t.policy[digit] = POLICY_PATH
     set_path(t, moves[m, M_PATH:], moves[m, M_LEN])  # the row's tail past M_LEN is stale
     t.path_pos = 0
@@ -213,7 +221,7 @@ def search_start(s, digit):
     work = scratch_state()
     deals = np.zeros(1, dtype=DEAL_DTYPE)  # used as deals[0]: keep the array alive
     moves = new_moves()
-    n = list_moves(determinise(s, det, digit, r, deals[0]), work, digit, forced, moves)
+    n = list_moves(determinise(s, det, digit, r, deals[0]), work[0], digit, forced, moves)
     return forced, r, det, work, deals, moves, n
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.jit import DISABLED, kernel
+from sim.engine.jit import DISABLED, inlined, kernel
 from sim.engine.state import ERR_OVERFLOW, MAX_DEPTH, NO_CARD, STATE_DTYPE
 
 
@@ -33,11 +33,16 @@ def path_choice(s, n):
 
 @kernel
 def set_path(s, path, length):
-    """s.path = path[:length], zeros after it, as a plain loop, which LLVM turns into vector
+    """s.path = path[:length], zeros after it, as plain loops, which LLVM turns into vector
     moves: numba's slice assignment into a record's array copied byte by byte behind a
-    broadcast check (40% of the time greedy spent playing a move on a copy, perf)."""
+    broadcast check (40% of the time greedy spent playing a move on a copy, perf). Zeros
+    first, then the path: one loop with a select per entry went entry by entry over all
+    MAX_DEPTH (8% of an ismcts game, whose moves carry a few decisions, perf), and a loop
+    from length on too (numba's check for negative indexes)."""
     for depth in range(MAX_DEPTH):
-        s.path[depth] = path[depth] if depth < length else 0
+        s.path[depth] = 0
+    for depth in range(length):
+        s.path[depth] = path[depth]
 
 
 @kernel
@@ -86,7 +91,7 @@ def next_change(current, options, depth):
     return -1
 
 
-@kernel
+@inlined  # per move tried by greedy, heuristic and the searches: arrays cost counts as a call
 def advance(current, options, depth):
     """Next path in lexicographic order (an odometer over the decisions taken); False at end."""
     j = next_change(current, options, depth)
