@@ -91,8 +91,10 @@ def new_tree(size):
 
 @inlined
 def slot_of(table, parent, key):
-    """Start of the probe sequence for (parent, key)."""
-    h = mix(np.uint64(key) ^ (np.uint64(parent) * np.uint64(0x9E3779B97F4A7C15)))
+    """Start of the probe sequence for (parent, key). The parent is mixed, not multiplied by
+    a constant: uncompiled, NumPy warns on that multiply's wrap-around (an error in the
+    tests); only where a node sits in the table changes, never which node a key finds."""
+    h = mix(np.uint64(key) ^ mix(np.uint64(parent)))
     return np.int64(h & np.uint64(table.shape[0] - 1))
 
 
