@@ -37,8 +37,7 @@ def set_path(s, path, length):
     moves: numba's slice assignment into a record's array copied byte by byte behind a
     broadcast check (40% of the time greedy spent playing a move on a copy, perf). Zeros
     first, then the path: one loop with a select per entry went entry by entry over all
-    MAX_DEPTH (8% of an ismcts game, whose moves carry a few decisions, perf), and a loop
-    from length on too (numba's check for negative indexes)."""
+    MAX_DEPTH (8% of an ismcts game, whose moves carry a few decisions, perf)."""
     for depth in range(MAX_DEPTH):
         s.path[depth] = 0
     for depth in range(length):
