@@ -324,35 +324,41 @@ def may_move_down(s, cid):
 def take_win(t, digit, spare):
     """If a move (random sub-decisions) ends the game at once with the mover winning, play
     that whole turn in t and return True. Tried on a copy in the scratch record spare
-    (clone.copy_into) with the same random streams, so playing it again in t gives the same
-    result."""
+    (clone.copy_into) with the same random streams, so the copy that wins is the turn
+    played: it is copied back rather than played again."""
     forced = begin_turn(t, digit)
     plain, cont = line_masks(t)
     run = 1 << (t.lines - 1)
     by_load = t.pile_len[digit] - t.pile_top[digit] < HAND_SIZE + 1 - t.hand_len[digit]
+    lost = 0  # lines where a BLANK was scored and does not win
     for index in range(t.hand_len[digit]):
         cid = t.hand[digit, index]
         mask = card_lines(t, cid, forced, plain, cont)
         if not by_load and not may_move_down(t, cid):
             mask &= run
-        # a BLANK does nothing once placed, so with LOAD to run the pile out its trial needs
+        # a BLANK does nothing once placed, and every line it may enter here ends the game
+        # (LOAD runs the pile out, or it is the RUN line one card short), so its trial needs
         # no copy (most of an mc player's time went to trials on copies): scored in place
-        blank = by_load and t.no_rem and t.kind[cid] == BLANK
+        blank = t.no_rem and t.kind[cid] == BLANK
+        if blank:
+            mask &= ~lost
         for line in range(t.lines):
             if not mask & (1 << line):
                 continue
             for k in range(n_dirs(t, cid)):
                 direction = nth_dir(t, cid, k)
                 if blank:  # the game ends: only the line's count and faces change
-                    wins = outcome_plus(t, digit, line)[0] == 1.0
-                else:
-                    w = copy_into(spare, t)
-                    put_card(w, digit, index, line, direction, forced)
-                    finish_turn(w, digit, False, True)
-                    wins = w.ended != ONGOING and outcome(w, digit)[0] == 1.0
-                if wins:
-                    put_card(t, digit, index, line, direction, forced)
-                    finish_turn(t, digit, False, True)
+                    if outcome_plus(t, digit, line)[0] == 1.0:
+                        put_card(t, digit, index, line, direction, forced)
+                        finish_turn(t, digit, False, True)
+                        return True
+                    lost |= 1 << line
+                    continue
+                w = copy_into(spare, t)
+                put_card(w, digit, index, line, direction, forced)
+                finish_turn(w, digit, False, True)
+                if w.ended != ONGOING and outcome(w, digit)[0] == 1.0:
+                    copy_into(t, w)
                     return True
     return False
 
