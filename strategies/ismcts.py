@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.cards import BLANK
 from sim.engine.clone import clone
 from sim.engine.cpu import cpu_turn
 from sim.engine.jit import inlined, kernel
@@ -30,6 +31,7 @@ from strategies.search import (
     M_LEN,
     M_LINE,
     M_PATH,
+    blank_wins,
     determinise,
     list_moves,
     may_end,
@@ -38,6 +40,7 @@ from strategies.search import (
     play_move,
     rand,
     rollout_to_end,
+    runs_out,
     search_start,
 )
 
@@ -158,8 +161,13 @@ def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
     """The move to add a node for: one that ends the game at once with the mover winning if
     there is one (as rollouts play), else one of the untried moves at random."""
     if n > 0 and may_end(t, mover):
+        by_load = runs_out(t, mover)
         for m in range(n):
             if children[m] < 0:
+                if t.no_rem and t.kind[t.hand[mover, moves[m, M_INDEX]]] == BLANK:
+                    if blank_wins(t, mover, moves[m, M_LINE], by_load):
+                        return m
+                    continue
                 w = clone(spare, t)
                 play_move(w, mover, moves, m, forced, POLICY_RANDOM)
                 if w.ended != ONGOING and outcome(w, mover)[0] == 1.0:

@@ -310,7 +310,25 @@ def may_end(t, digit):
     about to run its pile out."""
     if t.count[t.lines - 1] >= t.capacity - 1:
         return True
+    return runs_out(t, digit)
+
+
+@kernel
+def runs_out(t, digit):
+    """Whether the mover's LOAD at the end of a turn that plays a card runs its pile out."""
     return t.pile_len[digit] - t.pile_top[digit] < HAND_SIZE + 1 - t.hand_len[digit]
+
+
+@kernel
+def blank_wins(t, digit, line, by_load):
+    """In a turn where may_end holds, in a deck without REM: whether a BLANK the mover puts
+    into line ends the game with the mover winning (by_load: runs_out). Scored in place, no
+    trial on a copy (most of an mc player's time went to trials on copies): a BLANK does
+    nothing once placed, and the turn ends the game if LOAD runs the pile out or the BLANK
+    fills the RUN line; only the line's count and faces change (tests/test_blank_outcome)."""
+    if not by_load and line != t.lines - 1:
+        return False
+    return outcome_plus(t, digit, line)[0] == 1.0
 
 
 @kernel
@@ -329,16 +347,13 @@ def take_win(t, digit, spare):
     forced = begin_turn(t, digit)
     plain, cont = line_masks(t)
     run = 1 << (t.lines - 1)
-    by_load = t.pile_len[digit] - t.pile_top[digit] < HAND_SIZE + 1 - t.hand_len[digit]
+    by_load = runs_out(t, digit)
     lost = 0  # lines where a BLANK was scored and does not win
     for index in range(t.hand_len[digit]):
         cid = t.hand[digit, index]
         mask = card_lines(t, cid, forced, plain, cont)
         if not by_load and not may_move_down(t, cid):
             mask &= run
-        # a BLANK does nothing once placed, and every line it may enter here ends the game
-        # (LOAD runs the pile out, or it is the RUN line one card short), so its trial needs
-        # no copy (most of an mc player's time went to trials on copies): scored in place
         blank = t.no_rem and t.kind[cid] == BLANK
         if blank:
             mask &= ~lost
@@ -347,8 +362,8 @@ def take_win(t, digit, spare):
                 continue
             for k in range(n_dirs(t, cid)):
                 direction = nth_dir(t, cid, k)
-                if blank:  # the game ends: only the line's count and faces change
-                    if outcome_plus(t, digit, line)[0] == 1.0:
+                if blank:
+                    if blank_wins(t, digit, line, by_load):
                         put_card(t, digit, index, line, direction, forced)
                         finish_turn(t, digit, False, True)
                         return True
