@@ -125,6 +125,25 @@ def test_the_fingerprint_covers_every_module_compiled_with_the_engine():
     assert compiled - {p.resolve() for p in jit._SOURCES} == set()
 
 
+
+def test_only_the_functions_marked_inlined_are_forced_inline():
+    """numba hands forceinline down to a callee that does not set it, so a function compiled
+    without saying (a bare numba.njit) would be forced inline under an inlined caller."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    forced = []
+    for path in jit._SOURCES:
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for attr, value in vars(importlib.import_module(name)).items():
+            if isinstance(value, CPUDispatcher) and value.py_func.__module__ == name:
+                assert "forceinline" in value.targetoptions, f"{name}.{attr}"
+                if value.targetoptions["forceinline"]:
+                    forced.append(attr)
+    assert {"canonical_turn", "execute_card", "play_move", "add_child"} <= set(forced)
+    assert not {"clone", "take_win", "rollout_to_end", "play_random_games"} & set(forced)
+
 # --- one loop per tier of players -----------------------------------------------------------
 
 REPORT_SIGNATURES = """
