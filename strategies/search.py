@@ -340,10 +340,10 @@ def may_move_down(s, cid):
 
 @kernel
 def take_win(t, digit, spare):
-    """If a move (random sub-decisions) ends the game at once with the mover winning, play
-    that whole turn in t and return True. Tried on a copy in the scratch record spare
-    (clone.copy_into) with the same random streams, so the copy that wins is the turn
-    played: it is copied back rather than played again."""
+    """In a turn where may_end holds: if a move (random sub-decisions) ends the game at once
+    with the mover winning, play that whole turn in t and return True. Tried on a copy in
+    the scratch record spare (clone.copy_into) with the same random streams, so the copy
+    that wins is the turn played: it is copied back rather than played again."""
     forced = begin_turn(t, digit)
     plain, cont = line_masks(t)
     run = 1 << (t.lines - 1)
