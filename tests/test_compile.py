@@ -125,7 +125,6 @@ def test_the_fingerprint_covers_every_module_compiled_with_the_engine():
     assert compiled - {p.resolve() for p in jit._SOURCES} == set()
 
 
-
 def test_only_the_functions_marked_inlined_are_forced_inline():
     """numba hands forceinline down to a callee that does not set it, so a function compiled
     without saying (a bare numba.njit) would be forced inline under an inlined caller."""
@@ -143,6 +142,7 @@ def test_only_the_functions_marked_inlined_are_forced_inline():
                     forced.append(attr)
     assert {"canonical_turn", "execute_card", "play_move", "add_child"} <= set(forced)
     assert not {"clone", "take_win", "rollout_to_end", "play_random_games"} & set(forced)
+
 
 # --- one loop per tier of players -----------------------------------------------------------
 
