@@ -22,7 +22,7 @@ from sim.engine.cpu import cpu_turn
 from sim.engine.jit import inlined, kernel
 from sim.engine.paths import scratch_state
 from sim.engine.rng import mix
-from sim.engine.state import ONGOING, POLICY_ISMCTS, POLICY_RANDOM
+from sim.engine.state import MAX_DEPTH, ONGOING, POLICY_ISMCTS, POLICY_RANDOM
 from sim.engine.turn import begin_turn
 from strategies.mc import rounds_for
 from strategies.search import (
@@ -186,15 +186,16 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
     """One ISMCTS iteration on the dealt copy t; returns the nodes in use.
 
     root holds the root's moves, their keys and count (the same in every deal); first is
-    the root move to take; bufs the reused arrays: moves, their keys, their children, and
-    the nodes of this descent. Below the root each tree step begins the mover's turn, lists
-    its moves and their keys (a pass when none), selects a child by UCB or adds a node, and
-    plays. The step is written out here, not called: an inlined function's array parameters
-    still cost a reference count up and down each, at every step (perf: NRT_incref/decref
-    8.2% of an ismcts game with the step a function, 5.8% without)."""
+    the root move to take; bufs the reused arrays: moves, their keys, their children, the
+    nodes of this descent and list_moves's path. Below the root each tree step begins the
+    mover's turn, lists its moves and their keys (a pass when none), selects a child by UCB
+    or adds a node, and plays. The step is written out here, not called: an inlined
+    function's array parameters still cost a reference count up and down each, at every
+    step (perf: NRT_incref/decref 8.2% of an ismcts game with the step a function, 5.8%
+    without)."""
     links, keys, stats, table, logs = tree
     root_moves = root[0]
-    moves, move_keys, children, trail = bufs
+    moves, move_keys, children, trail, path = bufs
     node = 0
     depth = 0
     while t.ended == ONGOING and t.error == 0 and node >= 0:
@@ -209,7 +210,7 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
         else:
             mover = t.mover
             forced = begin_turn(t, mover)
-            n = list_moves(t, spare[0], mover, forced, moves)
+            n = list_moves(t, spare[0], mover, forced, moves, path)
             if n == 0:
                 move_keys[0] = PASS_KEY - mover
             else:
@@ -318,7 +319,8 @@ def ismcts_turn(s):
         trail = np.zeros(MAX_TRAIL, dtype=np.int64)
         children = np.zeros(moves.shape[0], dtype=np.int64)
         root = (root_moves, root_keys, n)
-        bufs = (moves, np.zeros(moves.shape[0], dtype=np.int64), children, trail)
+        path = np.zeros(MAX_DEPTH, dtype=np.int8)
+        bufs = (moves, np.zeros(moves.shape[0], dtype=np.int64), children, trail, path)
         spare = scratch_state()
         best = halving(s, det, work, deals, spare, digit, tree, root, bufs, iterations, r)
         moves = root_moves

@@ -99,16 +99,17 @@ def add_move(moves, n, index, line, direction, path, depth):
 
 
 @kernel
-def list_moves(s, spare, digit, forced, moves):
+def list_moves(s, spare, digit, forced, moves, path):
     """Every legal move of the mover into moves (interchangeable hand cards once); the count.
 
     Sub-decision paths are found by walking the chain on a copy in the scratch record spare,
-    as greedy does. add_move and play_on_copy, called per move, are inlined: as calls, each
-    passing arrays cost reference counts (with ismcts's own calls, NRT_incref/decref were
-    10% of an ismcts game, perf).
+    as greedy does, in path (MAX_DEPTH int8, the caller's: ismcts lists moves at every tree
+    step, and allocating it there was 1.5-2% of an ismcts game in malloc and free, perf).
+    add_move and play_on_copy, called per move, are inlined: as calls, each passing arrays
+    cost reference counts (with ismcts's own calls, NRT_incref/decref were 10% of an ismcts
+    game, perf).
     """
     plain, cont = line_masks(s)
-    path = np.zeros(MAX_DEPTH, dtype=np.int8)
     n = 0
     for index in range(s.hand_len[digit]):
         if same_card_earlier(s, digit, index):
@@ -221,7 +222,8 @@ def search_start(s, digit):
     work = scratch_state()
     deals = np.zeros(1, dtype=DEAL_DTYPE)  # used as deals[0]: keep the array alive
     moves = new_moves()
-    n = list_moves(determinise(s, det, digit, r, deals[0]), work[0], digit, forced, moves)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    n = list_moves(determinise(s, det, digit, r, deals[0]), work[0], digit, forced, moves, path)
     return forced, r, det, work, deals, moves, n
 
 
