@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import BLANK
 from sim.engine.clone import clone
 from sim.engine.cpu import cpu_turn
 from sim.engine.jit import inlined, kernel
@@ -40,7 +39,7 @@ from strategies.search import (
     play_move,
     rand,
     rollout_to_end,
-    runs_out,
+    scored_in_place,
     search_start,
 )
 
@@ -161,11 +160,10 @@ def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
     """The move to add a node for: one that ends the game at once with the mover winning if
     there is one (as rollouts play), else one of the untried moves at random."""
     if n > 0 and may_end(t, mover):
-        by_load = runs_out(t, mover)
         for m in range(n):
             if children[m] < 0:
-                if t.no_rem and t.kind[t.hand[mover, moves[m, M_INDEX]]] == BLANK:
-                    if blank_wins(t, mover, moves[m, M_LINE], by_load):
+                if scored_in_place(t, t.hand[mover, moves[m, M_INDEX]]):
+                    if blank_wins(t, mover, moves[m, M_LINE]):
                         return m
                     continue
                 w = clone(spare, t)

@@ -322,13 +322,19 @@ def runs_out(t, digit):
 
 
 @kernel
-def blank_wins(t, digit, line, by_load):
-    """In a turn where may_end holds, in a deck without REM: whether a BLANK the mover puts
-    into line ends the game with the mover winning (by_load: runs_out). Scored in place, no
-    trial on a copy (most of an mc player's time went to trials on copies): a BLANK does
-    nothing once placed, and the turn ends the game if LOAD runs the pile out or the BLANK
-    fills the RUN line; only the line's count and faces change (tests/test_blank_outcome)."""
-    if not by_load and line != t.lines - 1:
+def scored_in_place(t, cid):
+    """Whether a card's trial needs no copy (blank_wins): a BLANK in a deck without REM."""
+    return t.no_rem and t.kind[cid] == BLANK
+
+
+@kernel
+def blank_wins(t, digit, line):
+    """In a turn where may_end holds, for a card scored_in_place: whether the BLANK the mover
+    puts into line ends the game with the mover winning. Scored in place, no trial on a copy
+    (most of an mc player's time went to trials on copies): a BLANK does nothing once
+    placed, and the turn ends the game if LOAD runs the pile out or the BLANK fills the RUN
+    line; only the line's count and faces change (tests/test_blank_outcome)."""
+    if line != t.lines - 1 and not runs_out(t, digit):
         return False
     return outcome_plus(t, digit, line)[0] == 1.0
 
@@ -356,7 +362,7 @@ def take_win(t, digit, spare):
         mask = card_lines(t, cid, forced, plain, cont)
         if not by_load and not may_move_down(t, cid):
             mask &= run
-        blank = t.no_rem and t.kind[cid] == BLANK
+        blank = scored_in_place(t, cid)
         if blank:
             mask &= ~lost
         for line in range(t.lines):
@@ -365,7 +371,7 @@ def take_win(t, digit, spare):
             for k in range(n_dirs(t, cid)):
                 direction = nth_dir(t, cid, k)
                 if blank:
-                    if blank_wins(t, digit, line, by_load):
+                    if blank_wins(t, digit, line):
                         put_card(t, digit, index, line, direction, forced)
                         finish_turn(t, digit, False, True)
                         return True

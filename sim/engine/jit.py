@@ -85,9 +85,10 @@ def inlined(func):
 
     LLVM does not inline these by itself; forcing it measured faster (PERFORMANCE.md).
     Forced in LLVM (forceinline, LLVM's alwaysinline), not in numba's IR (inline="always"):
-    the same speed, but numba types and lowers each function once instead of copying its IR
-    into every caller and typing it again there, which made a cold compile of the heuristic
-    loop take 103 s of CPU against 62 s, mc 270 s against 204 s, ismcts 409 s against 219 s.
+    the same games at the same speed (random play 0.98-1.00x, A/B), but numba types and
+    lowers each function once instead of copying its IR into every caller and typing it
+    again there, which made a cold compile of the heuristic loop take 103 s of CPU against
+    62 s, mc 270 s against 204 s, ismcts 409 s against 219 s.
     """
     return numba.njit(cache=True, forceinline=True)(func)
 
