@@ -52,9 +52,9 @@ class Calibration:
 def play_pairs(config, a: str, b: str, key: int, pairs: int) -> np.ndarray:
     """Engine result rows of `pairs` seat-swapped pairs (games 2i, 2i+1 share a seed), a
     deterministic self-play pair played once and recorded twice as the workers do."""
-    from sim.game import play_matchup
-    from sim.runner.seeds import game_seeds, played_seeds
+    from sim.play.batch import play_matchup
     from sim.runner.worker import replays
+    from sim.store.seeds import game_seeds, played_seeds
 
     if replays(a, b):
         return play_matchup(config, a, b, game_seeds(key, 0, pairs))[0].repeat(2, axis=0)
@@ -65,7 +65,7 @@ def play_pairs(config, a: str, b: str, key: int, pairs: int) -> np.ndarray:
 def winrate_rows(cell, out: np.ndarray, pairs: int) -> list[dict]:
     """The winrates.parquet row of every group of `pairs` pairs, from the workers' tally."""
     from sim.engine import game as eg
-    from sim.runner import summaries, tables
+    from sim.store import summaries, tables
 
     swapped = np.tile(np.array([False, True]), len(out) // 2)
     counts = []
@@ -101,7 +101,7 @@ def truth(config, a: str, b: str, key: int, pairs: int) -> dict[str, float]:
 def aa_fires(x: dict, y: dict, alpha: float = 0.05) -> bool:
     """An A/A compare of two groups: unpaired, Holm over first-seat rate and A's score."""
     from reports.stats import holm, rate_difference
-    from sim.runner.summaries import score_estimate, seat_estimate
+    from sim.store.summaries import score_estimate, seat_estimate
 
     p = [
         rate_difference(seat_estimate(x, "first_wins", "first_both"),
@@ -116,10 +116,10 @@ def calibrate(
 ) -> Calibration:
     """Coverage and A/A fires of one match-up on base; A/A between groups of aa_pairs pairs
     (0: of pairs)."""
-    from sim.config import load
+    from sim.model.config import load
     from sim.runner.plan import Cell
-    from sim.runner.seeds import cell_key
     from sim.stats import wilson
+    from sim.store.seeds import cell_key
 
     config = load("base")
     a, b = matchup.split(",")

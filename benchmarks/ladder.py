@@ -29,7 +29,7 @@ SELF_PLAY_GAMES = 200
 
 def with_budget(spec: str, budget: int) -> str:
     """mc -> mc(rollouts=300): the built-in's budget parameter set to budget."""
-    from sim.players import BUILT_IN
+    from sim.players.specs import BUILT_IN
 
     name = BUILT_IN[spec].budget
     if name is None:
@@ -69,9 +69,9 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
-    from sim.config import load
-    from sim.players import split_top_level
-    from sim.runner.seeds import cell_key
+    from sim.model.config import load
+    from sim.players.specs import split_top_level
+    from sim.store.seeds import cell_key
 
     config = load("base")
     strong, weak = split_top_level(args.rung)

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.config import load
 from sim.engine.game import R_WINNER
-from sim.game import play_matchup
-from sim.runner import storage, tables
+from sim.model.config import load
+from sim.play.batch import play_matchup
 from sim.runner.plan import Cell
 from sim.runner.run import part_schemas
-from sim.runner.schema import arrow_schema
-from sim.runner.seeds import played_seeds
+from sim.store import layout, tables
+from sim.store.schema import arrow_schema
+from sim.store.seeds import played_seeds
 
 
 def write_with_pyarrow(path: Path, table: str, columns: list) -> None:
@@ -83,26 +83,26 @@ def main() -> None:
 
         def put(table: str, name: str, columns: list) -> None:
             if args.pyarrow:
-                write_with_pyarrow(storage.part_path(here, table, name), table, columns)
+                write_with_pyarrow(layout.part_path(here, table, name), table, columns)
             else:
-                storage.write_part(here, table, name, columns, schemas[table])
+                layout.write_part(here, table, name, columns, schemas[table])
 
-        for table in (storage.GAMES, storage.CARD_TALLIES, storage.CARDS):
+        for table in (layout.GAMES, layout.CARD_TALLIES, layout.CARDS):
             (here / table).mkdir()
 
         def write_both() -> None:
             name = str(next(names))
             fields = tables.result_fields(out)
-            put(storage.GAMES, name, tables.games_columns("bench", cell, 0, True, fields))
+            put(layout.GAMES, name, tables.games_columns("bench", cell, 0, True, fields))
             tally = tables.card_tally_columns(cell, True, cards, fields[R_WINNER], swapped)
-            put(storage.CARD_TALLIES, name, tally)
+            put(layout.CARD_TALLIES, name, tally)
             if args.per_game_cards:
-                put(storage.CARDS, name, tables.cards_columns(cell, 0, True, cards))
+                put(layout.CARDS, name, tables.cards_columns(cell, 0, True, cards))
 
         write_both()  # loads the compiled encoders
         write = cpu_times(write_both, args.repeat)
-        parts = (storage.GAMES, storage.CARD_TALLIES, *([storage.CARDS] * args.per_game_cards))
-        sizes = {t: storage.part_path(here, t, "0").stat().st_size for t in parts}
+        parts = (layout.GAMES, layout.CARD_TALLIES, *([layout.CARDS] * args.per_game_cards))
+        sizes = {t: layout.part_path(here, t, "0").stat().st_size for t in parts}
     best, median = write[0], write[len(write) // 2]
     writer = "pyarrow's writer" if args.pyarrow else "the part writer"
     print(

@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from sim.bench import bench
-from sim.config import load
+from sim.model.config import load
+from sim.play.bench import bench
 
 
 def rss_of_tree(pid: int) -> dict[int, int]:
@@ -44,7 +44,7 @@ def engines_at_once(config: str, games: int, workers: int) -> float:
     """Summed games/s of `workers` single-process engines started together, no runner and no
     writing: what the cores give when nothing else runs, the runner's real ceiling."""
     code = (
-        "import sys; from sim.bench import bench; from sim.config import load; "
+        "import sys; from sim.play.bench import bench; from sim.model.config import load; "
         "print(bench(load(sys.argv[1]), int(sys.argv[2])).games_per_second)"
     )
     command = [sys.executable, "-c", code, config, str(games)]

@@ -19,8 +19,8 @@ import numpy as np
 
 from reports.sprt import pair_seeds, play_pairs
 from reports.verdict import decide
-from sim.config import load
 from sim.engine.game import DRAW, R_WINNER, WIN_FIRST
+from sim.model.config import load
 from sim.stats import Tally
 
 SEATS = ("first seat", "second seat")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from reports import present
 from reports.summary import CellSummary, Proportion
 from reports.verdict import Verdict, decide
+from sim.players.specs import read_matchup
 
 SEATS = ("first seat", "second seat")
 
@@ -31,11 +32,11 @@ class BoardRow:
 
     @property
     def a(self) -> str:
-        return self.cell.matchup.partition(",")[0]
+        return read_matchup(self.cell.matchup).first.text
 
     @property
     def b(self) -> str:
-        return self.cell.matchup.partition(",")[2]
+        return read_matchup(self.cell.matchup).second.text
 
 
 def rows(summaries: list[CellSummary], margin: float) -> list[BoardRow]:
@@ -43,7 +44,7 @@ def rows(summaries: list[CellSummary], margin: float) -> list[BoardRow]:
     out = []
     for s in summaries:
         first = s.first_score
-        a, _, b = s.matchup.partition(",")
+        a, b = read_matchup(s.matchup).specs
         score = s.wins[f"A ({a}) score"]
         strategies = None if a == b else decide(score.tally, s.unit, margin, (a, b))
         seat = decide(first.tally, s.unit, margin, SEATS)

@@ -18,7 +18,7 @@ import numpy as np
 from reports.present import NO_CHANGE
 from reports.sprt import pair_seeds, play_pairs
 from reports.stats import Difference, holm, paired_difference
-from sim.cards import (
+from sim.engine.cards import (
     AXIS_H,
     AXIS_LETTERS,
     AXIS_NONE,
@@ -31,8 +31,8 @@ from sim.cards import (
     UNDIRECTED,
     kind_from_name,
 )
-from sim.config import Config
 from sim.engine.game import DRAW, R_TURNS, R_WINNER, WIN_FIRST, WIN_SECOND
+from sim.model.config import Config
 
 
 class CardImpactError(ValueError):

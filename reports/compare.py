@@ -15,7 +15,6 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 from rich.console import Console
 
@@ -31,12 +30,14 @@ from reports.stats import (
     paired_difference,
     rate_difference,
 )
-from reports.summary import END_ORDER, RunFolder, a_score, cells, first_score
+from reports.summary import END_ORDER, a_score, cells, first_score
 from reports.tally import from_row, part_tallies, tallies, unit, unit_name
-from sim.runner.categories import ENDS
+from sim.players.specs import read_matchup
 from sim.stats import Estimate, Tally, p_text, unit_text
 from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
+from sim.store.categories import ENDS
+from sim.store.folder import RunFolder
 
 ALPHA = 0.05
 NO_CHANGE = present.NO_CHANGE
@@ -150,23 +151,6 @@ class Comparison:
 # --- statistics ----------------------------------------------------------------------------
 
 
-def welch_difference(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> Difference:
-    """mean(b) - mean(a) for independent samples: Welch's t interval and t-test."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.size < 2 or b.size < 2:
-        raise ValueError("each run needs at least two games")
-    d = float(b.mean() - a.mean())
-    if a.var() == 0 and b.var() == 0:  # t is 0/0 or infinite, and scipy would warn
-        return Difference(d, d, d, 1.0 if d == 0 else 0.0, False, a.size, b.size)
-    from scipy import stats as sps  # a second to import: only here
-
-    result = sps.ttest_ind(b, a, equal_var=False)
-    interval = result.confidence_interval(confidence)
-    return Difference(
-        d, float(interval.low), float(interval.high), float(result.pvalue), False, a.size, b.size
-    )
-
-
 def row_of(metric: str, rate: bool, a: Tally, b: Tally, units: tuple[str, str]) -> Row:
     """A quantity of two independent runs: Newcombe on effective sizes, or Welch."""
     side = rate_estimate if rate else mean_estimate
@@ -232,7 +216,7 @@ def metrics(
 ) -> list[tuple[str, pl.Expr, bool, str]]:
     """(name, per-game value, is a rate, family) for every row compared. With only two end
     reasons the second is the first's complement and is not tested again."""
-    a = matchup.partition(",")[0]
+    a = read_matchup(matchup).first.text
     winner, outcome = pl.col("winner"), pl.col("outcome")
     rows = [
         ("first-seat win rate", winner == "first", True, "primary"),
@@ -419,7 +403,7 @@ COMPARED += ["winner", "outcome", "end_reason", "turns"]
 
 def cell_frame(run: RunFolder, config: str, matchup: str) -> pl.DataFrame:
     """One cell's games with only the columns compare reads (the line columns too), text
-    as strings, and their seeds (derived when the parts hold none, reports.seeds); the scan
+    as strings, and their seeds (derived when the parts hold none, sim.store.seeding); the scan
     reads nothing of the other cells' columns it can skip."""
     scan = run.seeded() if run.seeding.known else run.scan()
     wanted = [c for c in scan.collect_schema().names() if c in COMPARED or c.startswith("line_")]

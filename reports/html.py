@@ -36,10 +36,10 @@ from reports.tally import (
     tally_columns,
 )
 from reports.verdict import DEFAULT_MARGIN, decide
-from sim.players import split_top_level
-from sim.runner import storage, verify
+from sim.players.specs import split_top_level
 from sim.stats import Estimate, p_text
 from sim.stats import rate as rate_estimate
+from sim.store import verify
 
 MIN_SEEDS = 30
 """Fewer independent seeds than this and a section says it is too small to tell."""
@@ -59,7 +59,7 @@ class Run:
     folder: Path
     manifest: dict
     games: pl.LazyFrame
-    cards: pl.LazyFrame | None  # the card tallies (sim.runner.tables.card_tally_columns)
+    cards: pl.LazyFrame | None  # the card tallies (sim.store.tables.card_tally_columns)
     parts: tuple[Path, ...] = ()  # the verified games parts, read a few at a time
     cache: dict = field(default_factory=dict, compare=False)  # what one pass over parts found
 
@@ -74,9 +74,7 @@ def load_run(folder: Path) -> Run:
         raise ReportError(f"{folder} is not a run folder (no manifest.json)") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise ReportError(f"{folder}/manifest.json cannot be read: {exc}") from exc
-    games_parts, cards_parts = (
-        storage.verified_parts(folder, t) for t in ("games", "card_tallies")
-    )
+    games_parts, cards_parts = (verify.counted_parts(folder, t) for t in ("games", "card_tallies"))
     if not games_parts:
         why = verify.unreadable(folder, "games")
         raise ReportError(why or f"{folder} holds no games yet (games/*.parquet)")

@@ -11,7 +11,7 @@ from pathlib import Path
 from reports import plots, present
 from reports.compare import Comparison, _diff_text, _side_text, balance_lines, compare_runs
 from reports.html import CSS, FIRST_COLOUR, SECOND_COLOUR, ReportError
-from reports.summary import RunFolderError, open_run
+from sim.store.folder import RunFolderError, open_run
 
 
 def write_comparison(a: Path, b: Path, out: Path, margin: float) -> Path:

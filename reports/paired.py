@@ -4,7 +4,7 @@ paired test needs, summed as they are read (n, sum of d, sum of d squared), neve
 The runner writes a cell's games in chunks of fixed game ranges, so two runs of the same
 plan shape have parts holding the same games: each pair of parts is checked for the same
 games, seeds and seats, and its units' means compared. Two runs that both derive their
-seeds (reports.seeds) are checked on the derivation (the cell's seed key and the games'
+seeds (sim.store.seeding) are checked on the derivation (the cell's seed key and the games'
 pair indexes), not seed by seed. Runs whose parts do not line up
 (other chunk sizes, hand-made folders) are read whole by the caller instead.
 """
@@ -20,41 +20,19 @@ import numpy as np
 import polars as pl
 from scipy import special  # not scipy.stats: a second to import
 
-from reports.seeds import Seeding
 from reports.stats import Difference
 from reports.tally import (
-    PARTS_AT_ONCE,
     add_tallies,
     part_shape,
     read_parts,
     tally_columns,
     unit,
 )
+from sim.store.seeding import Seeding
 
-KEYS = ["game", "seed"]  # seed: stored by the parts, or derived (reports.seeds)
+KEYS = ["game", "seed"]  # seed: stored by the parts, or derived (sim.store.seeding)
 SEATS = ["first", "second", "swapped"]
 STORED = (Seeding(True), Seeding(True))  # both runs' parts hold their seeds
-
-
-def part_cells(parts: tuple[Path, ...]) -> dict[Path, tuple[str, str, int] | None]:
-    """Each part's (config, matchup, games), or None when a part holds several cells."""
-    queries = [
-        pl.scan_parquet(p).select(
-            pl.col("config").first().cast(pl.String),
-            pl.col("matchup").first().cast(pl.String),
-            pl.len().alias("games"),
-            (pl.col("config").n_unique() + pl.col("matchup").n_unique()).alias("distinct"),
-        )
-        for p in parts
-    ]
-    rows = []
-    for start in range(0, len(queries), PARTS_AT_ONCE):  # a few parts' columns at a time
-        rows += pl.collect_all(queries[start : start + PARTS_AT_ONCE])
-    out: dict[Path, tuple[str, str, int] | None] = {}
-    for path, row in zip(parts, rows, strict=True):
-        r = row.row(0, named=True)
-        out[path] = (r["config"], r["matchup"], r["games"]) if r["distinct"] == 2 else None
-    return out
 
 
 @dataclass

@@ -46,7 +46,7 @@ def sprt(result, a: str, b: str, settings, config: str, seed: int) -> dict:
 
 def card_impact(impact, config: str, seed: int, a: str, b: str) -> dict:
     """`sim card-impact --json`: each measure on both decks and its paired change."""
-    from sim.cards import NAMES
+    from sim.engine.cards import NAMES
 
     swap = impact.swap
     return {

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from reports.verdict import Verdict, decide
-from sim.config import Config
 from sim.engine import game as eg
 from sim.engine.state import END_REASONS
-from sim.game import play_matchup
-from sim.runner.seeds import cell_key, game_seeds
+from sim.model.config import Config
+from sim.play.batch import play_matchup
 from sim.stats import events, rate
+from sim.store.seeds import cell_key, game_seeds
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reports.stats import Pentanomial, elo_estimate, sprt_bounds, sprt_llr
-from sim.config import Config
+from reports.stats import Pentanomial, elo_estimate, sprt_bounds, sprt_decision, sprt_llr
 from sim.engine.game import DRAW, R_ERROR, R_WINNER, WIN_FIRST, WIN_SECOND
-from sim.runner.seeds import cell_key, game_seeds
+from sim.model.config import Config
+from sim.store.seeds import cell_key, game_seeds
 
 _LABELS = {"first": WIN_FIRST, "second": WIN_SECOND, "draw": DRAW}
 
@@ -117,7 +117,7 @@ def status(counts: Pentanomial, settings: SprtSettings) -> SprtStatus:
     """The LLR of the counts against the bounds, and Wald's verdict on it."""
     lower, upper = sprt_bounds(settings.alpha, settings.beta)
     llr = sprt_llr(counts, settings.elo0, settings.elo1)
-    verdict = "H1" if llr >= upper else "H0" if llr <= lower else "continue"
+    verdict = sprt_decision(counts, settings.elo0, settings.elo1, settings.alpha, settings.beta)
     return SprtStatus(counts, llr, lower, upper, verdict)
 
 
@@ -166,9 +166,9 @@ def pair_seeds(seed: int, a: str, b: str, start: int, stop: int) -> np.ndarray:
 
 def play_pairs(config: Config, a: str, b: str, seeds: np.ndarray, state=None) -> np.ndarray:
     """Result rows (engine R_* columns) of each seed played twice: A first, then A second."""
-    from sim.game import play_matchup
-    from sim.players import PlayerError
-    from sim.python_loop import StrategyError
+    from sim.play.batch import play_matchup
+    from sim.play.stepped import StrategyError
+    from sim.players.specs import PlayerError
 
     if any(name.startswith("cpu") for name in (a, b)):
         raise SprtError(

@@ -42,17 +42,6 @@ class Difference:
     n_b: int
 
 
-def _two_proportion_p(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
-    """Pooled two-proportion z-test p-value; Fisher's exact test when an expected cell is < 5."""
-    table = np.array([[k_a, n_a - k_a], [k_b, n_b - k_b]], dtype=float)
-    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
-    if expected.min() < 5.0:
-        from scipy import stats as sps
-
-        return float(sps.fisher_exact(np.rint(table).astype(int)).pvalue)
-    return _pooled_p(k_a / n_a, n_a, k_b / n_b, n_b)
-
-
 def _pooled_p(p_a: float, n_a: float, p_b: float, n_b: float) -> float:
     """Two-proportion z-test p-value with the pooled rate, on (effective) sample sizes."""
     if math.isinf(n_a) and math.isinf(n_b):
@@ -81,19 +70,6 @@ def rate_difference(a: Estimate, b: Estimate) -> Difference:
     p = _pooled_p(a.value, a.n_eff, b.value, b.n_eff)
     low, high = _newcombe(a, b)
     return Difference(b.value - a.value, low, high, p, paired=False, n_a=a.units, n_b=b.units)
-
-
-def unpaired_difference(
-    k_a: int, n_a: int, k_b: int, n_b: int, confidence: float = 0.95
-) -> Difference:
-    """p_b - p_a for independent runs of independent games: Newcombe's interval, and the
-    z-test (Fisher's exact test when an expected cell is under 5)."""
-    if n_a <= 0 or n_b <= 0:
-        raise ValueError("both runs need at least one game")
-    a, b = (rate(events(k, 0, n, n), "game", confidence) for k, n in ((k_a, n_a), (k_b, n_b)))
-    low, high = _newcombe(a, b)
-    p = _two_proportion_p(k_a, n_a, k_b, n_b)
-    return Difference(b.value - a.value, low, high, p, paired=False, n_a=n_a, n_b=n_b)
 
 
 def mean_difference(a: Tally, b: Tally, confidence: float = 0.95) -> Difference:

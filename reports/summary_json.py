@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 from reports import board
-from reports.summary import CellSummary, Proportion, RunFolder
+from reports.summary import CellSummary, Proportion
+from sim.store.folder import RunFolder
 
 SHAPE_VERSION = 1
 """Raised when a key changes meaning or disappears; new keys may be added without it."""

@@ -2,7 +2,7 @@
 
 The unit is a game's seat-swapped pair (the games table's `pair` column), or the game itself
 when seats were not swapped (`pair` null). The runner's workers tally the same sums from the
-engine's arrays (sim.runner.tables.count_games); a test holds the two to each other.
+engine's arrays (sim.store.tables.count_games); a test holds the two to each other.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def tally(frame: pl.DataFrame, y: pl.Expr, z: pl.Expr | None = None) -> Tally:
     return from_row(tallies(frame, [], {"q": (y, z)}).row(0, named=True), "q")
 
 
-# --- card tallies: the runner's per-chunk sums (sim.runner.tables.card_tally_columns) -------
+# --- card tallies: the runner's per-chunk sums (sim.store.tables.card_tally_columns) -------
 
 CARD_RATES = ("any_played", "won_played", "won_unplayed")
 _MOMENTS = ("units", "y", "z", "yy", "zz", "yz")
@@ -108,7 +108,6 @@ def card_tally(row: dict, rate: str) -> Tally:
 
 # --- bounded reading: a run's tallies one part at a time -----------------------------------
 
-PARTS_AT_ONCE = 2  # parts read at once by the polars queries of other readers
 MAX_CODES = 256  # distinct values of a quantity's columns beyond which rows are summed directly
 
 

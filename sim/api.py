@@ -117,7 +117,7 @@ def _is_guard(test: ast.expr) -> bool:
 def open_run(path: str | Path) -> RunView:
     """A run folder for reading: lazy tables and the summaries the commands print.
     RunFolderError when the folder holds no readable run."""
-    from reports.summary import open_run as open_folder
+    from sim.store.folder import open_run as open_folder
 
     return RunView(open_folder(Path(path)))
 
@@ -140,7 +140,7 @@ class RunView:
     @property
     def games(self) -> pl.LazyFrame:
         """One row per game, with the `seed` it was dealt (UInt64): the parts do not store
-        it, so it is derived from the manifest (reports.seeds), as the workers derived it."""
+        it, so it is derived from the manifest (sim.store.seeding), as the workers derived it."""
         return _plain(self.folder.seeded())
 
     @property
@@ -165,9 +165,9 @@ class RunView:
         return _plain(pl.scan_parquet(parts)) if parts else None
 
     def _parts(self, table: str) -> list[Path]:
-        from sim.runner import storage
+        from sim.store import verify
 
-        return storage.verified_parts(self.path, table)
+        return verify.counted_parts(self.path, table)
 
     @cached_property
     def _summaries(self) -> list:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import BLANK, IFTHEN, LEFT, N_KINDS, REM, RIGHT
+from sim.engine.cards import BLANK, IFTHEN, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import inlined, kernel
 from sim.engine.paths import advance, scratch_state

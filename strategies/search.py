@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import BLANK, ENTER, GOSUB, PASTE, PRINT
+from sim.engine.cards import BLANK, ENTER, GOSUB, PASTE, PRINT
 from sim.engine.clone import clone, copy_into
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import n_dirs, nth_dir

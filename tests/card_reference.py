@@ -1,4 +1,4 @@
-"""The card tallies a run stores (sim.runner.tables.card_tally_columns), computed another
+"""The card tallies a run stores (sim.store.tables.card_tally_columns), computed another
 way: with polars, by reports.tally.tallies, from cards one row per game, seat and kind.
 Tests hold the runner's compiled tallies to this and build hand-made runs' tallies with it."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from reports.tally import tallies
-from sim.runner.categories import CARD_CODES, COUNT_NAMES, KINDS
+from sim.store.categories import CARD_CODES, COUNT_NAMES, KINDS
 
 RATES = ("any_played", "won_played", "won_unplayed")
 MOMENTS = ("units", "y", "z", "yy", "zz", "yz")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from sim.runner.parquet import Column
-from sim.runner.schema import arrow_schema
+from sim.store.parquet import Column
+from sim.store.schema import arrow_schema
 
 
 def to_arrow(table: str, columns: list[Column]) -> pa.Table:

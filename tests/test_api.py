@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from sim.runner.seeds import cell_key, played_seeds
+from sim.store.seeds import cell_key, played_seeds
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.config import load
+from sim.model.config import load
 
 USAGE, FAILURE = 2, 1
 VALID = {

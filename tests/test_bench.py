@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim import config
-from sim.bench import bench
-from sim.cards import BLANK, N_KINDS
+from sim.engine.cards import BLANK, N_KINDS
 from sim.engine.game import (
     C_DRAWN,
     C_EFFECT,
@@ -22,7 +20,9 @@ from sim.engine.game import (
     R_TIEBREAK_LINE,
     R_WINNER,
 )
-from sim.game import play_batch
+from sim.model import config
+from sim.play.batch import play_batch
+from sim.play.bench import bench
 
 BASE = config.load("base")
 
@@ -64,7 +64,7 @@ def test_bench_reports_a_complete_sample():
 
 
 def test_bench_times_any_match_up_and_plays_the_run_games():
-    from sim.bench import bench
+    from sim.play.bench import bench
 
     for players in ("greedy,random", "canonical-random,random"):
         result = bench(BASE, 60, seed=5, players=players)

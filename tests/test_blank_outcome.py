@@ -8,8 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from sim.cards import BLANK
-from sim.config import load
+from sim.engine.cards import BLANK
 from sim.engine.clone import clone
 from sim.engine.game import setup
 from sim.engine.paths import scratch_state
@@ -22,6 +21,7 @@ from sim.engine.turn import (
     legal_lines,
     put_card,
 )
+from sim.model.config import load
 from strategies.search import outcome, outcome_plus
 
 

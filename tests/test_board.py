@@ -18,14 +18,17 @@ from test_reports_summary import cli, write_run  # noqa: E402
 LINES = (10, 20, 30, 40, 50)
 
 
-def planted(config: str, matchup: str, pairs: int, p_first: float, seed: int) -> pl.DataFrame:
+def planted(
+    config: str, matchup: str, pairs: int, p_first: float, seed: int, seats=None
+) -> pl.DataFrame:
     """Seat-swapped pairs in which the first seat wins each game with chance p_first (no
-    draws): the first-seat advantage is planted at p_first - 50%."""
+    draws): the first-seat advantage is planted at p_first - 50%. seats: A's and B's specs
+    when the match-up's text holds commas inside parentheses."""
     rng = np.random.default_rng(seed)
     n = 2 * pairs
     first_won = rng.random(n) < p_first
     swapped = np.arange(n) % 2 == 1
-    a, _, b = matchup.partition(",")
+    a, b = seats or matchup.split(",")
     return pl.DataFrame(
         {
             "config": [config] * n,
@@ -131,3 +134,21 @@ def test_json_rows_hold_the_terminal_numbers(run):
         assert row["seat_verdict"]["text"].split()[0] in text
     wins = data["cells"][0]["wins"]["first seat"]
     assert wins["games"] == 200_000 and wins["units"] == 100_000
+
+
+def test_a_strategy_with_two_parameters_is_named_whole(tmp_path):
+    """The comma between a match-up's seats is the one outside parentheses: a strategy
+    with two parameters is not cut at its own comma (it was: "favours b=4),greedy")."""
+    a, b = "my.py:Two(a=3,b=4)", "greedy"
+    games = planted("base", f"{a},{b}", 2_000, 0.5, 4, seats=(a, b))
+    # A wins every game it plays: B's seat loses whether first or second
+    games = games.with_columns(
+        winner=pl.when(pl.col("first") == a).then(pl.lit("first")).otherwise(pl.lit("second"))
+    )
+    manifest = {"status": "complete", "params": {"swap": True}, "total_games": games.height,
+                "configs": {"base": {"content": {"rules": {"lines": 5}}}}}  # fmt: skip
+    folder = write_run(tmp_path / "two", games, None, manifest)
+    result = invoke(200, str(folder))
+    assert result.exit_code == 0, result.output
+    assert f"base · {a} vs {b}: favours {a} by +50.0" in result.stdout
+    assert "b=4)," not in result.stdout.replace(f"{a},{b}", "")

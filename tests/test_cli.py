@@ -12,7 +12,7 @@ from cli_failures import assert_clean_failure
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.config import load
+from sim.model.config import load
 
 REPO = Path(__file__).resolve().parent.parent
 BASE_SCENARIOS = REPO / "tests" / "scenarios" / "base"
@@ -57,6 +57,40 @@ def test_help_at_every_level(args, expected):
     assert "Usage: sim" in result.output
     for text in expected:
         assert text in result.output
+
+
+def every_command(group=None, prefix=()):
+    """(argument path, click command) of every command and sub-command of the app."""
+    import typer.main
+
+    group = group or typer.main.get_command(app)
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            yield from every_command(command, (*prefix, name))
+        else:
+            yield (*prefix, name), command
+
+
+COMMANDS = dict(every_command())
+
+
+@pytest.mark.parametrize("path", list(COMMANDS), ids=" ".join)
+def test_no_option_name_is_cut_at_80_columns(path):
+    command = COMMANDS[path]
+    result = CliRunner().invoke(app, [*path, "--help"], prog_name="sim", env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    for param in command.params:
+        for name in [*param.opts, *param.secondary_opts]:
+            if name.startswith("-"):
+                assert name in result.output, f"sim {' '.join(path)} --help cuts {name}"
+
+
+def test_the_type_column_shows_no_placeholders():
+    """sim.cli.application's one change to typer: no <bool> for a flag, no <list[str]>."""
+    shown = CliRunner().invoke(app, ["run", "--help"], prog_name="sim", env=WIDE).output
+    assert "--per-game-cards" in shown and "<bool>" not in shown
+    assert "--config" in shown and "<list[" not in shown
 
 
 # --- configs --------------------------------------------------------------------------

@@ -10,14 +10,14 @@ import numba
 import numpy as np
 import pytest
 
-from sim.config import load
 from sim.engine.board import place
 from sim.engine.clone import clone
 from sim.engine.game import record, setup
 from sim.engine.paths import scratch_state
 from sim.engine.state import ONGOING, POLICY_PATH, POLICY_RANDOM, STATE_DTYPE
 from sim.engine.turn import canonical_turn
-from sim.game import result_buffers
+from sim.model.config import load
+from sim.play.batch import result_buffers
 
 # the arrays clone copies only up to their length; every other field is copied whole
 LENGTHS = {

@@ -52,7 +52,7 @@ def test_a_cold_run_says_it_compiles_once_and_only_the_random_loop(cold):
 
 def runner_files(cache: Path) -> set[str]:
     """The cached compiled code of the runner's own kernels (part writer, tallies)."""
-    return {p.name for d in cache.rglob("runner_*") for p in d.iterdir()}
+    return {p.name for d in cache.rglob("store_*") for p in d.iterdir()}
 
 
 def test_the_part_writer_compiles_before_the_workers_and_they_only_load_it(cold, tmp_path):
@@ -64,7 +64,7 @@ def test_the_part_writer_compiles_before_the_workers_and_they_only_load_it(cold,
     assert done.stderr.count(WRITER_NOTE) == 1
     alone = tmp_path / "numba"
     shutil.copytree(cache, alone)
-    for folder in list(alone.rglob("runner_*")):
+    for folder in list(alone.rglob("store_*")):
         shutil.rmtree(folder)
     code = (
         "from sim.runner.plan import make_plan; from sim.runner.run import compile_writer; "
@@ -120,7 +120,7 @@ def test_the_fingerprint_covers_every_module_compiled_with_the_engine():
     compiled = {p.resolve() for p in modules if compiles_with_the_engine(p)}
     assert (
         ROOT / "strategies" / "greedy.py" in compiled
-        and ROOT / "sim" / "compiled_loop.py" in compiled
+        and ROOT / "sim" / "play" / "compiled.py" in compiled
     )
     assert compiled - {p.resolve() for p in jit._SOURCES} == set()
 
@@ -148,13 +148,14 @@ def test_only_the_functions_marked_inlined_are_forced_inline():
 
 REPORT_SIGNATURES = """
 import numpy as np
-from sim import compiled_loop, config
+from sim.play import compiled
+from sim.model import config
 from sim.engine import cpu
-from sim.game import play_matchup
+from sim.play.batch import play_matchup
 from strategies import greedy, heuristic, ismcts, mc
 
 play_matchup(config.load("base"), A, "random", np.arange(3, dtype=np.uint64))
-functions = {f.__name__: f for tier in compiled_loop.TIERS for f in tier[1:]}
+functions = {f.__name__: f for tier in compiled.TIERS for f in tier[1:]}
 functions.update(greedy=greedy.greedy_turn, heuristic=heuristic.heuristic_turn,
                  mc=mc.mc_turn, ismcts=ismcts.ismcts_turn, cpu=cpu.cpu_turn)
 print(sorted(name for name, f in functions.items() if f.signatures))
@@ -213,9 +214,10 @@ THROUGH = [
 def test_each_match_up_plays_in_its_loop_the_full_loop_s_games(a, b, loop):
     """The full loop (every policy and the CPU) is the reference: the tier's loop must play
     the same games, seat-swapped pairs included."""
-    from sim import config, players
     from sim.engine.game import R_TURNS
-    from sim.game import game_loop, play_batch
+    from sim.model import config
+    from sim.play.batch import game_loop, play_batch
+    from sim.players import specs as players
 
     base = config.load("base")
     level = players.cpu_level(b, base.rules.cpu_level)
@@ -233,9 +235,9 @@ def test_each_match_up_plays_in_its_loop_the_full_loop_s_games(a, b, loop):
 
 def in_the_full_loop(config, seeds, swapped, level, codes, limits):
     """The batch's result rows and card counts from the full loop, whatever the seats."""
-    from sim.compiled_loop import play_games
     from sim.engine.state import new_state
-    from sim.game import result_buffers
+    from sim.play.batch import result_buffers
+    from sim.play.compiled import play_games
 
     out, cards = result_buffers(len(seeds))
     seats = (np.asarray(codes, np.int8), np.asarray(limits, np.int32))

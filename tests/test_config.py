@@ -1,4 +1,5 @@
-"""sim/config.py: the shipped configurations (docs/RULES.md 14), `extends`, the hash and errors."""
+"""sim/model/config.py: the shipped configurations (docs/RULES.md 14), `extends`, the hash,
+errors."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cards import (
+from sim.engine.cards import (
     AXIS_H,
     AXIS_NONE,
     AXIS_V,
@@ -32,7 +33,7 @@ from sim.cards import (
     SAVE,
     SYNTAX,
 )
-from sim.config import SHIPPED_DIR, ConfigError, available, load
+from sim.model.config import SHIPPED_DIR, ConfigError, available, load
 
 # docs/RULES.md 14, written out by hand: (kind, axis) -> copies, per player.
 BASE_DECK = Counter(
@@ -242,7 +243,7 @@ def test_hash_is_stable_across_loads():
 def test_hash_is_stable_across_processes():
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run(
-        [sys.executable, "-c", "from sim.config import load; print(load('large').hash)"],
+        [sys.executable, "-c", "from sim.model.config import load; print(load('large').hash)"],
         capture_output=True,
         text=True,
         check=True,

@@ -1,4 +1,4 @@
-"""The conformance suite (sim/conformance.py) over every registered strategy and the
+"""The conformance suite (sim/play/conformance.py) over every registered strategy and the
 worked example, and proof that it catches strategies that break its rules."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sim import config as cfg
-from sim import conformance, plugins
-from sim.players import BUILT_IN
+from sim.model import config as cfg
+from sim.play import conformance
+from sim.players import plugins
+from sim.players.specs import BUILT_IN
 
 BASE = cfg.load("base")
 TEST_STRATEGIES = Path(__file__).resolve().parent / "strategies_for_tests.py"
@@ -39,7 +40,7 @@ def test_a_false_claim_of_determinism_is_caught():
 
 
 def test_greedy_and_heuristic_declare_themselves_deterministic_and_random_does_not():
-    from sim.players import deterministic
+    from sim.players.specs import deterministic
 
     assert deterministic("greedy") and deterministic("heuristic")
     assert not deterministic("random") and not deterministic("mc(rollouts=8)")

@@ -2,7 +2,7 @@
 result rows and card counts main's engine gave before the speed work (issue #14).
 
 The digests were produced at main c73cebb (a git worktree of it) by playing these batches with
-sim.game.play_batch (compiled) and hashing sha256(out.int32 bytes + cards.uint8 bytes).
+sim.play.batch.play_batch (compiled) and hashing sha256(out.int32 bytes + cards.uint8 bytes).
 A deliberate change to what games are played must update them and say why.
 """
 
@@ -13,9 +13,9 @@ import hashlib
 import numpy as np
 import pytest
 
-from sim.config import load
-from sim.game import play_batch
-from sim.players import budgets, policy_codes
+from sim.model.config import load
+from sim.play.batch import play_batch
+from sim.players.specs import budgets, policy_codes
 
 RANDOM_DIGESTS = {
     "base": "34631b3683121ba86ac9d9793bf12a3076c3014d5bed71c0e83a6b5fa3b4c105",

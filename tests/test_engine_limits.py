@@ -15,10 +15,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim import config as cfg
-from sim import game
 from sim.engine.game import R_END, R_ERROR
 from sim.engine.state import END_REASONS
+from sim.model import config as cfg
+from sim.play import batch as game
 
 STRESS_KINDS = (("PRINT", "H"), ("PRINT", "V"), ("PASTE", "H"), ("CUT", "V"), ("GOSUB", "H"))
 
@@ -87,11 +87,11 @@ def test_cpu_chains_go_past_the_old_limit_of_eight():
 
 def test_a_move_may_carry_more_than_sixteen_sub_decisions():
     """The old script held 16 sub-decisions; a PASTE chain through 20 cut PASTEs needs 20."""
-    from sim.cards import RIGHT
-    from sim.notation import parse_display, parse_hand_card
-    from sim.play import Move, SubChoice, apply_move
-    from sim.position import Position, build_state
-    from sim.rules import RuleOptions
+    from sim.engine.cards import RIGHT
+    from sim.model.moves import Move, SubChoice, apply_move
+    from sim.model.notation import parse_display, parse_hand_card
+    from sim.model.position import Position, build_state
+    from sim.model.rules import RuleOptions
 
     paste = parse_hand_card("1PSTH")
     pos = Position(

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binomtest
 
-from sim import config as cfg
 from sim.engine.game import R_WINNER
 from sim.engine.state import POLICY_GREEDY
-from sim.game import play_batch
-from sim.notation import normalise_display, parse_display, parse_hand_card, render_display
-from sim.players import parse_players, policy_codes
-from sim.position import Position, build_state, display_rows
-from sim.rules import RuleOptions
+from sim.model import config as cfg
+from sim.model.notation import normalise_display, parse_display, parse_hand_card, render_display
+from sim.model.position import Position, build_state, display_rows
+from sim.model.rules import RuleOptions
+from sim.play.batch import play_batch
+from sim.players.specs import parse_players, policy_codes
 from strategies.greedy import greedy_turn
 
 RULES = RuleOptions()

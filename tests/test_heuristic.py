@@ -4,16 +4,17 @@ its choice is not informed by what the mover may not see (RULES.md 7)."""
 from __future__ import annotations
 
 import numpy as np
+from conftest import copy_state
 from scipy.stats import binomtest
 
-from sim import config as cfg
 from sim.engine.game import R_WINNER
-from sim.engine.state import POLICY_GREEDY, POLICY_HEURISTIC, copy_state
-from sim.game import play_batch
-from sim.notation import normalise_display, parse_display, parse_hand_card, render_display
-from sim.players import policy_codes
-from sim.position import Position, build_state, display_rows, hand_cards
-from sim.rules import RuleOptions
+from sim.engine.state import POLICY_GREEDY, POLICY_HEURISTIC
+from sim.model import config as cfg
+from sim.model.notation import normalise_display, parse_display, parse_hand_card, render_display
+from sim.model.position import Position, build_state, display_rows, hand_cards
+from sim.model.rules import RuleOptions
+from sim.play.batch import play_batch
+from sim.players.specs import policy_codes
 from strategies.greedy import greedy_turn
 from strategies.heuristic import heuristic_turn
 

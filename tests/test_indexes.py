@@ -38,11 +38,31 @@ def _probe(module: str):
 def test_only_the_engine_s_own_code_loses_the_wrap():
     a = np.arange(5)
     assert _probe("tests.elsewhere")(a, -1) == 4  # other numba code indexes as Python does
-    assert _probe("sim.runner.tables")(a, -1) == 4  # sim's part writer too
-    for module in ("sim.engine.probe", "sim.compiled_loop", "strategies.probe"):
+    assert _probe("sim.store.tables")(a, -1) == 4  # sim's part writer too
+    for module in ("sim.engine.probe", "sim.play.compiled", "strategies.probe"):
         assert _probe(module)(a, 1) == 1
         with pytest.raises(IndexError):  # no wrap, so -1 is below the bounds
             _probe(module)(a, -1)
+
+
+def _module_of(prefix: bytes) -> str:
+    """The dotted module a mangled-name prefix stands for: _ZN3sim6engine -> sim.engine."""
+    text, names = prefix.decode().removeprefix("_ZN"), []
+    while text:
+        digits = len(text) - len(text.lstrip("0123456789"))
+        size = int(text[:digits])
+        names.append(text[digits : digits + size])
+        text = text[digits + size :]
+    return ".".join(names)
+
+
+def test_every_no_wrap_prefix_names_a_real_module():
+    """A module renamed without its prefix in jit.OWN_CODE would silently keep the wrap."""
+    root = HERE.parent
+    for prefix in sim.engine.jit.OWN_CODE:
+        path = root / _module_of(prefix).replace(".", "/")
+        assert path.is_dir() or path.with_suffix(".py").is_file(), prefix
+    assert _module_of(b"_ZN3sim4play8compiled") == "sim.play.compiled"
 
 
 # Every loop compiled with bounds checks: the full loop (every policy, with and without the
@@ -50,12 +70,12 @@ def test_only_the_engine_s_own_code_loses_the_wrap():
 # code is the same at any budget.
 CHILD = """
 import numpy as np
-from sim.compiled_loop import play_games
-from sim.config import load
+from sim.play.compiled import play_games
+from sim.model.config import load
 from sim.engine.game import play_random_games
 from sim.engine.state import new_state
-from sim.game import result_buffers
-from sim.players import budgets, cpu_level, policy_codes, split_top_level
+from sim.play.batch import result_buffers
+from sim.players.specs import budgets, cpu_level, policy_codes, split_top_level
 
 MATCHUPS = ("greedy,random", "heuristic,greedy", "mc(rollouts=12),heuristic",
             "ismcts(iterations=30),mc(rollouts=12)", "random,cpu(level=1)",

@@ -17,11 +17,11 @@ from dask.distributed import Client, LocalCluster
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.runner import storage
 from sim.runner.dask_backend import ClusterError
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.verify import check_folder, file_digest
+from sim.store import layout
+from sim.store.verify import check_folder, counted_parts, file_digest
 
 GAMES, CHUNK = 3000, 500  # six chunks of 500 games
 SORT = ["config", "matchup", "game"]
@@ -65,7 +65,7 @@ def table(parts: list[Path], name: str) -> pl.DataFrame:
 
 def same_tables(a: Path, b: Path) -> bool:
     return all(
-        table(storage.verified_parts(a, t), t).equals(table(storage.verified_parts(b, t), t))
+        table(counted_parts(a, t), t).equals(table(counted_parts(b, t), t))
         for t in ("games", "card_tallies")
     )
 
@@ -119,19 +119,19 @@ def test_parts_are_recorded_with_the_checksum_of_their_bytes(run):
 def test_a_damaged_part_is_found_left_out_and_replayed(run, reference, kind, table_name):
     victim = part(run, table_name, 2)
     DAMAGE[kind](victim)
-    check = check_folder(run, storage.read_manifest(run))
+    check = check_folder(run, layout.read_manifest(run))
     assert (check.missing if kind == "missing" else list(check.damaged)) == [
         f"{table_name}/{victim.name}"
     ]
     assert "c000-000002" not in check.done
-    counted = storage.verified_parts(run, "games")
+    counted = counted_parts(run, "games")
     assert len(counted) == GAMES // CHUNK - 1  # the whole chunk is left out, games and cards
     assert pl.read_parquet(counted).height == GAMES - CHUNK
     warnings = []
     again = play(run, warnings)
     assert (again.played, again.skipped) == (CHUNK, GAMES - CHUNK)
     assert any(victim.name in w for w in warnings)
-    assert check_folder(run, storage.read_manifest(run)).clean
+    assert check_folder(run, layout.read_manifest(run)).clean
     assert same_tables(run, reference)
 
 
@@ -149,7 +149,7 @@ def test_every_kind_of_damage_at_once_is_repaired_by_one_rerun(run, reference):
 def test_a_stray_or_duplicated_part_is_ignored_with_a_warning(run, reference):
     shutil.copy(part(run, "games", 0), run / "games" / "part-c000-000000 (copy).parquet")
     shutil.copy(part(run, "card_tallies", 1), run / "card_tallies" / "extra.parquet")
-    assert len(storage.verified_parts(run, "games")) == GAMES // CHUNK
+    assert len(counted_parts(run, "games")) == GAMES // CHUNK
     assert same_tables(run, reference)  # no extra games counted
     summary = cli("summary", str(run), "--no-cards")
     assert summary.exit_code == 0, summary.output
@@ -165,24 +165,24 @@ def test_a_stray_or_duplicated_part_is_ignored_with_a_warning(run, reference):
 
 def test_an_unrecorded_part_is_not_trusted(run, reference):
     """As after a crash between a worker's write and the parent's next manifest save."""
-    manifest = storage.read_manifest(run)
+    manifest = layout.read_manifest(run)
     manifest["chunks"]["c000-000004"] = {"status": "pending"}
     manifest["status"] = "running"
-    storage.write_manifest(manifest, run)
-    assert len(storage.verified_parts(run, "card_tallies")) == GAMES // CHUNK - 1
+    layout.write_manifest(manifest, run)
+    assert len(counted_parts(run, "card_tallies")) == GAMES // CHUNK - 1
     again = play(run)
     assert again.played == CHUNK
-    statuses = {e["status"] for e in storage.read_manifest(run)["chunks"].values()}
+    statuses = {e["status"] for e in layout.read_manifest(run)["chunks"].values()}
     assert statuses == {"done"} and same_tables(run, reference)
 
 
 def test_summary_says_the_run_stopped_or_failed(run):
-    manifest = storage.read_manifest(run)
+    manifest = layout.read_manifest(run)
     manifest["status"] = "running"  # and no process holds the lock: it died
-    storage.write_manifest(manifest, run)
+    layout.write_manifest(manifest, run)
     assert "stopped without finishing" in cli("summary", str(run), "--no-cards").output
     manifest.update(status="failed", error="cannot write to X: No space left on device")
-    storage.write_manifest(manifest, run)
+    layout.write_manifest(manifest, run)
     assert "the run failed (cannot write to X: No space left" in cli("summary", str(run)).output
     result = cli("report", str(run), "--out", str(run.parent / "r.html"))
     assert result.exit_code == 0 and "warning: " in result.stderr and "failed" in result.stderr
@@ -194,12 +194,12 @@ def no_space(*args, **kwargs):
 
 def test_a_full_disk_while_playing_marks_the_manifest_failed(tmp_path, monkeypatch):
     """On an in-process cluster, so the workers see the full disk too."""
-    monkeypatch.setattr("sim.runner.parquet.write", no_space)
+    monkeypatch.setattr("sim.store.parquet.write", no_space)
     out = tmp_path / "full"
     cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
     with cluster, Client(cluster) as client, pytest.raises(ClusterError) as caught:
         execute(plan(), out, backend="dask", scheduler=client)
-    manifest = storage.read_manifest(out)
+    manifest = layout.read_manifest(out)
     assert manifest["status"] == "failed" and "No space left on device" in manifest["error"]
     assert str(caught.value).startswith("cannot write chunk c000-")
 
@@ -219,7 +219,7 @@ def test_a_full_disk_while_writing_the_summaries_is_one_line(tmp_path, monkeypat
                  "--workers", "1", "--quiet")  # fmt: skip
     line = assert_exit_1(result)
     assert line.endswith("cannot write winrates.parquet: No space left on device (os error 28)")
-    manifest = storage.read_manifest(out)
+    manifest = layout.read_manifest(out)
     assert manifest["status"] == "failed" and "winrates" in manifest["error"]
     assert {e["status"] for e in manifest["chunks"].values()} == {"done"}
 
@@ -231,7 +231,7 @@ def test_a_worker_failure_is_a_plain_message(tmp_path):
     line = assert_exit_1(result)
     assert "no idea what to do" in line
     assert not any(name in line for name in ("ChunkError", "WorkerFailed", "StrategyError"))
-    assert storage.read_manifest(tmp_path / "r")["status"] == "failed"
+    assert layout.read_manifest(tmp_path / "r")["status"] == "failed"
 
 
 def test_a_corrupt_manifest_is_reported_as_corrupt_and_the_backup_restores_it(run):
@@ -288,7 +288,7 @@ def test_files_are_flushed_to_disk_before_and_after_they_are_renamed(tmp_path, m
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
-    storage.write_json({"a": 1}, tmp_path / "x.json")
+    layout.write_json({"a": 1}, tmp_path / "x.json")
     (first, tmp), (second, renamed), (third, folder) = events
     assert (first, second, third) == ("fsync", "replace", "fsync")
     assert tmp == renamed and Path(folder) == tmp_path
@@ -312,10 +312,10 @@ def test_a_chunk_whose_tallies_are_gone_is_named_not_called_empty(run):
 
 def test_a_folder_of_an_older_sim_says_so(run):
     """Before the card tallies a run wrote one long cards table; its chunks cannot count."""
-    manifest = storage.read_manifest(run)
+    manifest = layout.read_manifest(run)
     (run / "card_tallies").rename(run / "cards")
     for entry in manifest["chunks"].values():
         entry["parts"]["cards"] = entry["parts"].pop("card_tallies")
-    storage.write_manifest(manifest, run)
+    layout.write_manifest(manifest, run)
     line = assert_exit_1(cli("summary", str(run)))
     assert "written by an older sim" in line and "--overwrite" in line

@@ -10,10 +10,10 @@ from conftest import SHIPPED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim import config as cfg
-from sim import game
-from sim.cards import CONT, END, REM, RIGHT
+from sim.engine.cards import CONT, END, REM, RIGHT
 from sim.engine.state import MAX_COLS, NO_CARD
+from sim.model import config as cfg
+from sim.play import batch as game
 
 CONFIGS = {name: cfg.load(name) for name in SHIPPED}
 seeds = st.integers(0, 2**64 - 1)

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.runner import lock, storage
+from sim.store import lock, verify
 
 
 def command(out: Path) -> list[str]:
@@ -40,7 +40,7 @@ def live_run(tmp_path):
     proc = subprocess.Popen(command(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for(lambda: (lock.holder(out) or {}).get("pid") == proc.pid)
-        wait_for(lambda: storage.verified_parts(out, "games"))
+        wait_for(lambda: verify.counted_parts(out, "games"))
         yield out, proc
     finally:
         if proc.poll() is None:

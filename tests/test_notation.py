@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.cards import AXIS_H, CODES, DELETE, DOWN, LEFT, SAVE, UNDIRECTED, UP
-from sim.notation import (
+from sim.engine.cards import AXIS_H, CODES, DELETE, DOWN, LEFT, SAVE, UNDIRECTED, UP
+from sim.model.notation import (
     MARK,
     Card,
     NotationError,

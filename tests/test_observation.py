@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from conftest import copy_state
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim import config as cfg
-from sim import game
-from sim.engine.state import copy_state
-from sim.observation import observe
+from sim.model import config as cfg
+from sim.play import batch as game
+from sim.players.observation import observe
 
 BASE = cfg.load("101")
 

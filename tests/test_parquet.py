@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from parts_reference import to_arrow
 
-from sim.config import load
 from sim.engine.game import R_WINNER
-from sim.game import play_matchup
-from sim.runner import parquet
+from sim.model.config import load
+from sim.play.batch import play_matchup
 from sim.runner.plan import Cell
-from sim.runner.schema import serialized_schema
-from sim.runner.seeds import game_seeds, played_seeds
-from sim.runner.tables import (
+from sim.store import parquet
+from sim.store.schema import serialized_schema
+from sim.store.seeds import game_seeds, played_seeds
+from sim.store.tables import (
     card_tally_columns,
     cards_columns,
     games_columns,
@@ -244,11 +244,11 @@ READER_TYPES = {  # kind -> polars, pandas (numpy), pandas (pyarrow backend), Du
 
 
 def _games_part(tmp_path: Path, swap: bool = True) -> Path:
-    from sim.runner import storage
+    from sim.store import layout
 
     columns = chunk("base", ("random", "greedy"), swap)["games"]
-    storage.write_part(tmp_path, "games", "c0", columns, serialized_schema("games"))
-    return storage.part_path(tmp_path, "games", "c0")
+    layout.write_part(tmp_path, "games", "c0", columns, serialized_schema("games"))
+    return layout.part_path(tmp_path, "games", "c0")
 
 
 def test_parts_carry_no_reader_private_metadata(tmp_path):

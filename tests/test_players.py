@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from sim.players import PlayerError, cpu_level, parse_players, split_top_level
+from sim.players.specs import PlayerError, cpu_level, parse_players, split_top_level
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
 
@@ -57,7 +57,7 @@ def test_strategies_list_shows_every_registered_strategy():
     from typer.testing import CliRunner
 
     from sim.cli import app
-    from sim.players import BUILT_IN
+    from sim.players.specs import BUILT_IN
 
     result = CliRunner().invoke(app, ["strategies", "list"])
     assert result.exit_code == 0, result.output

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sim import provenance
+from sim.runner import provenance
 from sim.runner.plan import make_plan
 from sim.runner.run import RunError, execute
 from sim.runner.worker import ChunkError, Task, play_chunk
@@ -25,6 +25,14 @@ def test_the_source_fingerprint_changes_with_any_file(tmp_path, monkeypatch):
     assert fingerprint() == before
     (tmp_path / "engine" / "b.py").write_text("x = 2\n")
     assert fingerprint() != before
+
+
+def test_the_source_fingerprint_covers_the_whole_sim_package():
+    """Every layer's code deals, plays or records games: the engine, the game model, the
+    players, the loops, the store and the runner."""
+    root = Path(__file__).resolve().parents[1]
+    assert root / "sim" == provenance.PACKAGE
+    assert root / "strategies" == provenance.BUILT_INS
 
 
 def test_the_source_fingerprint_changes_with_a_built_in_player(tmp_path, monkeypatch):

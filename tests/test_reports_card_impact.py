@@ -9,7 +9,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-import typer
 from cli_failures import assert_clean_failure
 from scipy import stats as sps
 from typer.testing import CliRunner
@@ -21,9 +20,9 @@ from reports.card_impact import (
     pair_measures,
     swap_card,
 )
-from reports.cli_analysis import register
 from reports.sprt import pair_seeds
-from sim.cards import (
+from sim.cli import app
+from sim.engine.cards import (
     AXIS_H,
     AXIS_NONE,
     AXIS_V,
@@ -34,14 +33,12 @@ from sim.cards import (
     SYNTAX,
     axis_allowed,
 )
-from sim.config import load
 from sim.engine.game import C_DRAWN, R_TURNS, R_WINNER, RESULT_WIDTH
-from sim.game import play_batch
+from sim.model.config import load
+from sim.play.batch import play_batch
 
 
 def cli(*args: str):
-    app = typer.Typer()
-    register(app)
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
 
 

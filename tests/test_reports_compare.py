@@ -11,25 +11,22 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-import typer
 from cli_failures import assert_clean_failure
 from run_folders import record_edited_parts
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from reports.cli_runs import register
-from reports.compare import compare_runs, welch_difference
-from reports.summary import open_run
+from reports.compare import compare_runs
+from sim.cli import app
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
+from sim.store.folder import open_run
 
 WIDE = {"COLUMNS": "250"}
 N = 200
 
 
 def invoke(*args: str):
-    app = typer.Typer()
-    register(app)
     return CliRunner().invoke(app, list(args), env=WIDE)
 
 
@@ -149,18 +146,6 @@ def test_holm_within_the_primary_and_the_secondary_family_apart(unpaired):
     (complement,) = unpaired.family("complement")  # two end reasons: one is the other's mirror
     assert complement.metric == "end: deck_out" and math.isnan(complement.holm_p)
     assert "not tested" in complement.verdict
-
-
-def test_welch_difference_degenerate_cases():
-    same = welch_difference(np.array([3.0, 3.0]), np.array([3.0, 3.0]))
-    assert (same.estimate, same.p_value) == (0.0, 1.0)
-    shifted = welch_difference(np.array([3.0, 3.0]), np.array([4.0, 4.0]))
-    assert (shifted.estimate, shifted.p_value) == (1.0, 0.0)
-    with pytest.raises(ValueError):
-        welch_difference(np.array([1.0]), np.array([1.0, 2.0]))
-
-
-# --- paired: same seeds and seats -----------------------------------------------------------
 
 
 def test_paired_when_seeds_and_seats_match(tmp_path):

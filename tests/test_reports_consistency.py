@@ -10,9 +10,11 @@ import pytest
 
 from reports.compare import _side_text, compare_runs
 from reports.html import build_report, load_run
-from reports.summary import open_run, rate_text, summarize
+from reports.summary import summarize
+from reports.text import rate_text
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
+from sim.store.folder import open_run
 
 MATCHUPS = ["greedy,random", "greedy,greedy", "random,random"]
 

@@ -10,12 +10,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-import typer
 from card_reference import long_cards
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from reports.cli_analysis import register
 from reports.html import (
     MIN_SEEDS,
     PartCounts,
@@ -29,6 +27,7 @@ from reports.html import (
     write_report,
 )
 from reports.stats import Difference
+from sim.cli import app
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
 from sim.stats import Estimate
@@ -62,8 +61,6 @@ def games(run_dir: Path) -> pl.DataFrame:
 
 
 def cli(*args: str):
-    app = typer.Typer()
-    register(app)
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
 
 

@@ -7,12 +7,10 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-import typer
 from cli_failures import assert_clean_failure
 from scipy import optimize
 from typer.testing import CliRunner
 
-from reports.cli_analysis import register
 from reports.sprt import (
     SprtError,
     SprtSettings,
@@ -21,7 +19,8 @@ from reports.sprt import (
     run_sprt,
     sequential_test,
 )
-from sim.config import load
+from sim.cli import app
+from sim.model.config import load
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
 
@@ -30,8 +29,6 @@ QUARTERS = np.arange(5) / 4  # pair score / 2
 
 
 def cli(*args: str):
-    app = typer.Typer()
-    register(app)
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
 
 

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-import typer
 from card_reference import stored_tallies, write_tallies
 from cli_failures import assert_clean_failure
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from reports.cli_runs import register
-from reports.summary import Mean, Proportion, open_run, read_cards, summarize
+from reports.summary import Mean, Proportion, read_cards, summarize
+from sim.cli import app
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
+from sim.store.folder import open_run
 
 WIDE = {"COLUMNS": "250"}
 F, S, D = "first", "second", "draw"
@@ -35,8 +35,6 @@ SAVE_PLAYED = {(0, F), (1, F), (2, S), (3, F), (5, F)}  # (game, seat) that play
 
 
 def cli():
-    app = typer.Typer()
-    register(app)
     return app
 
 
@@ -317,7 +315,7 @@ def test_games_table_missing_columns(tmp_path):
 def test_help_and_light_import():
     result = invoke("summary", "--help")
     assert result.exit_code == 0 and "run folder written by `sim run`" in result.output
-    code = "import sys, reports.cli_runs; print(any(m in sys.modules for m in ('polars', 'rich')))"
+    code = "import sys, sim.cli.runs; print(any(m in sys.modules for m in ('polars', 'rich')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -19,17 +19,17 @@ import pytest
 from card_reference import long_cards, reference_tallies, stored_tallies
 
 from sim.api import open_run
-from sim.cards import NAMES
-from sim.config import load
+from sim.engine.cards import NAMES
 from sim.engine.game import C_DRAWN, C_EFFECT, C_PLAYED
-from sim.game import play_matchup
-from sim.runner import storage
+from sim.model.config import load
+from sim.play.batch import play_matchup
 from sim.runner.dask_backend import ClusterError
 from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
 from sim.runner.run import RunError, execute, part_schemas
-from sim.runner.seeds import cell_key, game_seeds
 from sim.runner.worker import ChunkError, Task, play_chunk
+from sim.store import layout
+from sim.store.seeds import cell_key, game_seeds
 
 GAME_COLUMNS = [
     "run_id", "config", "config_hash", "rules_version", "first", "second", "pair", "game",
@@ -361,9 +361,9 @@ def test_card_tallies_are_the_per_game_cards_counted_by_unit(tmp_path, players, 
 def test_cards_rows_name_the_strategy_in_each_seat_of_swapped_pairs(tmp_path):
     from types import SimpleNamespace
 
-    from sim.runner.schema import serialized_schema
-    from sim.runner.storage import write_part
-    from sim.runner.tables import cards_columns
+    from sim.store.layout import write_part
+    from sim.store.schema import serialized_schema
+    from sim.store.tables import cards_columns
 
     config = load("base")
     cell = SimpleNamespace(config=config, matchup="greedy,random", a="greedy", b="random")
@@ -407,7 +407,7 @@ def test_a_full_disk_is_one_clear_error_and_leaves_no_half_part(tmp_path, monkey
         Path(path).write_bytes(b"PAR1 half a part")
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("sim.runner.parquet.write", fill_the_disk)
+    monkeypatch.setattr("sim.store.parquet.write", fill_the_disk)
     plan = small_plan(configs=["base"], games=20)
     with pytest.raises(ChunkError, match="cannot write chunk c000-000000's .* No space left"):
         play_chunk(_tasks(plan, tmp_path)[0])
@@ -418,9 +418,9 @@ def test_a_full_disk_is_one_clear_error_and_leaves_no_half_part(tmp_path, monkey
     ("modules", "absent"),
     [
         # the parent: planning, schemas and summaries, never the engine's compiler
-        (["sim.runner.run", "sim.runner.schema", "sim.runner.summaries"], ["numba"]),
+        (["sim.runner.run", "sim.store.schema", "sim.store.summaries"], ["numba"]),
         # a worker: playing and writing parts, never the table libraries
-        (["sim.runner.worker", "sim.runner.tables", "sim.game"], ["polars", "pyarrow"]),
+        (["sim.runner.worker", "sim.store.tables", "sim.play.batch"], ["polars", "pyarrow"]),
     ],
 )
 def test_parent_and_workers_load_only_what_they_use(modules, absent):
@@ -436,12 +436,12 @@ def test_parent_and_workers_load_only_what_they_use(modules, absent):
 def test_files_get_the_permissions_of_the_umask(tmp_path):
     """mkstemp makes 0600 files: a shared folder's colleagues could not read the run."""
     old = os.umask(0o027)
-    storage._umask.cache_clear()
+    layout._umask.cache_clear()
     try:
         out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
     finally:
         os.umask(old)
-        storage._umask.cache_clear()
+        layout._umask.cache_clear()
     files = [p for p in out.rglob("*") if p.is_file() and p.name != ".lock"]
     assert {p.stat().st_mode & 0o777 for p in files} == {0o640}
     assert len(files) >= 6  # manifest, backup, two summaries, a games and a tallies part

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from sim import scenario
 from sim.engine.state import MAX_CARDS, MAX_DECK, MAX_HAND
-from sim.notation import Card, parse_display
+from sim.model import scenario
+from sim.model.notation import Card, parse_display
 
 HERE = Path(__file__).parent
 SCENARIOS = HERE / "scenarios"

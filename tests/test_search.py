@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import copy_state
 
-from sim import config as cfg
 from sim.engine.game import R_ERROR, setup
 from sim.engine.paths import scratch_state
 from sim.engine.score import scores
-from sim.engine.state import END_RUN, POLICY_ISMCTS, POLICY_MC, copy_state, new_state
+from sim.engine.state import END_RUN, POLICY_ISMCTS, POLICY_MC, new_state
 from sim.engine.turn import random_turn
-from sim.game import play_batch
-from sim.notation import parse_display, parse_hand_card
-from sim.position import Position, build_state, display_rows
-from sim.rules import RuleOptions
+from sim.model import config as cfg
+from sim.model.notation import parse_display, parse_hand_card
+from sim.model.position import Position, build_state, display_rows
+from sim.model.rules import RuleOptions
+from sim.play.batch import play_batch
 from strategies.ismcts import ismcts_turn
 from strategies.mc import mc_turn
 from strategies.search import DEAL_DTYPE, determinise, hidden_places, search_stream

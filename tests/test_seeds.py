@@ -16,14 +16,15 @@ import pytest
 from run_folders import record_edited_parts
 
 import sim
-from reports.summary import RunFolderError, open_run, summarize
-from sim.config import load
+from reports.summary import summarize
 from sim.engine import game as eg
-from sim.game import play_matchup
-from sim.players import cpu_level
+from sim.model.config import load
+from sim.play.batch import play_matchup
+from sim.players.specs import cpu_level
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.seeds import SCHEME, cell_key, game_seeds, played_seeds
+from sim.store.folder import RunFolderError, open_run
+from sim.store.seeds import SCHEME, cell_key, game_seeds, played_seeds
 
 MASK = 2**64 - 1
 

@@ -8,13 +8,13 @@ import polars as pl
 import pytest
 
 from sim.api import open_run
-from sim.config import load
 from sim.engine import game as eg
-from sim.game import play_matchup
+from sim.model.config import load
+from sim.play.batch import play_matchup
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.seeds import cell_key, game_seeds
 from sim.runner.worker import replays
+from sim.store.seeds import cell_key, game_seeds
 
 
 def test_only_deterministic_built_ins_against_themselves_skip_the_replay():

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from sim.cli import app
 from sim.runner.plan import make_plan
 from sim.runner.run import execute
-from sim.runner.seeds import cell_key
+from sim.store.seeds import cell_key
 
 WIDE = {"COLUMNS": "200"}
 

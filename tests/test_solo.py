@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from test_invariants import CONFIGS, locations
 from typer.testing import CliRunner
 
-from sim import game
 from sim.cli import app
 from sim.engine import game as eg
-from sim.game import play_batch
+from sim.play import batch as game
+from sim.play.batch import play_batch
 
 
 @pytest.mark.parametrize("name", SHIPPED)

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim import config as cfg
-from sim.cards import DIR_NONE, LEFT, RIGHT
-from sim.game import play_matchup
-from sim.notation import normalise_display, parse_display, parse_hand_card, render_display
-from sim.players import PlayerError, parse_player, seat
-from sim.position import Position, build_state, display_rows
-from sim.python_loop import Context, StrategyError, fresh_state, python_turn
-from sim.rules import RuleOptions
+from sim.engine.cards import DIR_NONE, LEFT, RIGHT
+from sim.model import config as cfg
+from sim.model.notation import normalise_display, parse_display, parse_hand_card, render_display
+from sim.model.position import Position, build_state, display_rows
+from sim.model.rules import RuleOptions
+from sim.play.batch import play_matchup
+from sim.play.stepped import Context, StrategyError, fresh_state, python_turn
+from sim.players.specs import PlayerError, parse_player, seat
 from sim.strategy import GameStart, Stream
 
 HERE = Path(__file__).resolve().parent
@@ -167,14 +167,14 @@ def test_each_game_gets_its_own_stream_from_the_seed():
         def start_game(self, start: GameStart):
             starts.append(start)
 
-    from sim import python_loop
-    from sim.game import result_buffers
-    from sim.players import Seat
+    from sim.play import stepped
+    from sim.play.batch import result_buffers
+    from sim.players.specs import Seat
 
     out, cards = result_buffers(2)
     keeper = Seat("keeper", 0, 0, Keeper([0] * 1000))
     seeds = np.array([5, 6], dtype=np.uint64)
-    python_loop.play_games(BASE, keeper, seat("random"), seeds, [0, 0], 0, out, cards)
+    stepped.play_games(BASE, keeper, seat("random"), seeds, [0, 0], 0, out, cards)
     assert [s.seed for s in starts] == [5, 6]
     draws = [[s.rng.below(1000) for _ in range(5)] for s in starts]
     assert draws[0] != draws[1]
@@ -212,8 +212,8 @@ def test_show_replays_a_python_strategy_game_and_reports_its_failure():
 def test_winrates_split_match_ups_only_at_the_top_level_comma():
     from types import SimpleNamespace
 
-    from sim.runner.summaries import winrates
-    from sim.runner.tables import count_games
+    from sim.store.summaries import winrates
+    from sim.store.tables import count_games
 
     a, b = spec("Weighted") + "(weight=1,label='z')", "random"
     cell = SimpleNamespace(config=BASE, matchup=f"{a},{b}", a=a, b=b, swap=False)

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim import config as cfg
-from sim import guard
-from sim.game import play_matchup
-from sim.python_loop import StrategyError
+from sim.model import config as cfg
+from sim.play.batch import play_matchup
+from sim.play.stepped import StrategyError
+from sim.players import guard
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -275,7 +275,7 @@ def test_the_timeout_does_not_change_the_games():
     ],
 )
 def test_a_strategy_file_that_exits_or_hangs_as_it_is_imported_is_refused(tmp_path, code, problem):
-    from sim.players import PlayerError, parse_player
+    from sim.players.specs import PlayerError, parse_player
 
     path = tmp_path / "mine.py"
     path.write_text(code)

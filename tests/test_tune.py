@@ -20,9 +20,9 @@ from cli_failures import assert_exit_1
 from typer.testing import CliRunner
 
 from reports.verdict import pairs_needed
-from sim.cards import AXIS_H, AXIS_V, BLANK, PRINT
 from sim.cli import app
-from sim.config import load as load_config
+from sim.engine.cards import AXIS_H, AXIS_V, BLANK, PRINT
+from sim.model.config import load as load_config
 from sim.tune import candidate, metrics, objective, space, study, table
 from sim.tune.metrics import Value
 from sim.tune.space import Target

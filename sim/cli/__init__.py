@@ -1,6 +1,7 @@
-"""The `sim` command line: the app and its commands live in sim.cli.commands, what commands
-share in sim.cli.common. Names are loaded on first use, so importing sim.cli.common (as the
-report commands in reports/ do) never imports the app, which imports them: no cycle."""
+"""The `sim` command line. sim.cli.application holds the app and registers every group
+(one module each: play, runs, analysis, show, tune, configs, rules, strategies);
+sim.cli.common what commands share. `app` and `main` load on first use, so importing a
+command module does not import every other."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import importlib
 
 
 def __getattr__(name: str):
-    """sim.cli.app, sim.cli.main, sim.cli.fail, ...: from sim.cli.commands, on first use."""
-    if name.startswith("__"):
+    """sim.cli.app and sim.cli.main, from sim.cli.application on first use."""
+    if name not in ("app", "main"):
         raise AttributeError(name)
-    commands = importlib.import_module("sim.cli.commands")
-    return getattr(commands, name)
+    return getattr(importlib.import_module("sim.cli.application"), name)

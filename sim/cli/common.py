@@ -1,6 +1,6 @@
 """What every `sim` command shares: exit codes, the two ways to stop (`fail`, `usage`), the
-seed check, config loading and the --decision-timeout option. Only typer is imported here,
-so command modules anywhere (reports/cli_*.py) import it without importing the app."""
+seed check, config loading, and the options several commands take, declared once here as
+typer `Annotated` types. Only typer is imported, so --help stays instant."""
 
 from __future__ import annotations
 
@@ -12,6 +12,24 @@ USAGE = 2  # the exit code of a command line that cannot be run as given
 FAILURE = 1  # the exit code of a command that was understood but failed
 IN_MEMORY = 5_000_000  # games bench and solo hold at once: about 160 bytes each
 
+
+# --- options several commands take -----------------------------------------------------------
+
+Config = Annotated[str, typer.Option(help="Config name or .toml path")]
+Seed = Annotated[int, typer.Option(help="Master seed, 0..2**64-1")]
+Json = Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (cron)")]
+Margin = Annotated[
+    float,
+    typer.Option(
+        help="Points either side of 50% that count as balanced: a verdict says balanced "
+        "when the 95% interval lies within it (an equivalence test, TOST)"
+    ),
+]
+Workers = Annotated[int | None, typer.Option(help="Processes \\[default: all cores]", min=1)]
+Backend = Annotated[str, typer.Option(help="local or dask")]
+Scheduler = Annotated[str | None, typer.Option(help="Dask scheduler tcp://HOST:PORT")]
+Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace a different run in --out")]
 
 DecisionTimeout = Annotated[
     float,
@@ -62,7 +80,7 @@ def check_backend(backend: str, scheduler: str | None) -> None:
 
 
 def load_config(name: str):
-    from sim.config import ConfigError, load
+    from sim.model.config import ConfigError, load
 
     try:
         config = load(name)

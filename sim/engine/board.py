@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import CONT, DIR_NONE, DOWN, END, LEFT, REM, RIGHT, UP
+from sim.engine.cards import CONT, DIR_NONE, DOWN, END, LEFT, REM, RIGHT, UP
 from sim.engine.jit import inlined, kernel
 from sim.engine.state import ERR_OVERFLOW, MAX_COLS, MAX_LINES, NO_CARD
 

@@ -6,7 +6,17 @@ loop that moves on to the placed card instead of a recursion.
 
 from __future__ import annotations
 
-from sim.cards import (
+from sim.engine.board import (
+    can_enter,
+    in_bounds,
+    lift,
+    move_to_line,
+    neighbour,
+    place,
+    place_inline,
+    turn_over,
+)
+from sim.engine.cards import (
     BLANK,
     CUT,
     DELETE,
@@ -24,16 +34,6 @@ from sim.cards import (
     SAVE,
     SYNTAX,
     UP,
-)
-from sim.engine.board import (
-    can_enter,
-    in_bounds,
-    lift,
-    move_to_line,
-    neighbour,
-    place,
-    place_inline,
-    turn_over,
 )
 from sim.engine.decide import (
     ASK_CUT,

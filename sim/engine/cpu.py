@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import CONT
 from sim.engine.board import can_enter, is_shut
+from sim.engine.cards import CONT
 from sim.engine.clone import clone
 from sim.engine.commands import execute, put_down
 from sim.engine.decide import n_dirs, nth_dir

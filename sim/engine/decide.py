@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import AXIS_H, AXIS_NONE, AXIS_V, DIR_NONE, LEFT, UP
 from sim.engine.board import can_enter, leftmost_empty
+from sim.engine.cards import AXIS_H, AXIS_NONE, AXIS_V, DIR_NONE, LEFT, UP
 from sim.engine.jit import inlined, kernel
 from sim.engine.paths import path_choice
 from sim.engine.rng import strategy_int

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.board import place
+from sim.engine.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.hands import draw
 from sim.engine.jit import entry, kernel
 from sim.engine.rng import advance, below, chance_int, mix

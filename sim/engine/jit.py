@@ -16,7 +16,7 @@ _SIM = _ENGINE.parent
 # to a callee or a dtype in another file would leave stale code behind.
 _SOURCES = (
     sorted(_ENGINE.glob("*.py"))
-    + [_SIM / "cards.py", _SIM / "compiled_loop.py"]
+    + [_SIM / "play" / "compiled.py"]
     + sorted((_SIM.parent / "strategies").glob("*.py"))
 )
 
@@ -44,10 +44,10 @@ numba.config.CACHE_DIR = str(cache_folder())
 # costs a compare and a select, on the chains of dependent loads a turn is made of. The
 # engine and the built-in players never index with a negative value (tests/test_indexes.py
 # plays every policy and config with numba's bounds checks on, which then reject one), so
-# their code is compiled without that wrap: +11% random games on base, in-process A/B.
+# their code is compiled without that wrap, which makes random play measurably faster.
 # Functions are told apart by their LLVM names (numba mangles module and function name),
 # so any other numba code in the process, sim's own part writer included, keeps the wrap.
-OWN_CODE = (b"_ZN3sim6engine", b"_ZN3sim13compiled_loop", b"_ZN10strategies")
+OWN_CODE = (b"_ZN3sim6engine", b"_ZN3sim4play8compiled", b"_ZN10strategies")
 
 
 def _unwrapped_indexes() -> None:
@@ -83,12 +83,9 @@ def kernel(func):
 def inlined(func):
     """Compile a mid-size function on the per-turn path inlined into its caller.
 
-    LLVM does not inline these by itself; forcing it measured faster (PERFORMANCE.md).
-    Forced in LLVM (forceinline, LLVM's alwaysinline), not in numba's IR (inline="always"):
-    the same games at the same speed (random play 0.98-1.00x, A/B), but numba types and
-    lowers each function once instead of copying its IR into every caller and typing it
-    again there, which made a cold compile of the heuristic loop take 103 s of CPU against
-    62 s, mc 270 s against 204 s, ismcts 409 s against 219 s.
+    LLVM does not inline these by itself, and forcing it is faster (docs/engine.md). It is
+    forced in LLVM (alwaysinline), not in numba's IR (inline="always"): the same code, but
+    numba types each function once instead of once per caller, so cold compiles are shorter.
     """
     return numba.njit(cache=True, forceinline=True)(func)
 

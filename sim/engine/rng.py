@@ -1,7 +1,7 @@
 """splitmix64: a tiny, fast 64-bit generator, one stream per game and per player.
 
-A per-game generator is 3.3x faster than reseeding numba's np.random for every
-game (PERFORMANCE.md), and makes games independent of workers and chunking.
+A per-game generator is several times faster than reseeding numba's np.random for every
+game (docs/engine.md), and makes games independent of workers and chunking.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.cards import LEFT, REM, RIGHT
+from sim.engine.cards import LEFT, REM, RIGHT
 from sim.engine.jit import kernel
 from sim.engine.state import NO_CARD
 

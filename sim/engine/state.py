@@ -1,14 +1,14 @@
 """The game state: one NumPy structured record with small fixed-size array fields.
 
 One record (not many arrays) because numba passes it by reference without
-per-array reference counting, which measured far faster (PERFORMANCE.md).
+per-array reference counting, which is far faster (docs/engine.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import N_KINDS
+from sim.engine.cards import N_KINDS
 
 MAX_LINES = 6
 # A line's width is bounded only by the game's length: pasted and printed cards can hang
@@ -151,11 +151,3 @@ STATE_DTYPE = np.dtype(
 def new_state() -> np.record:
     """A zeroed state record (usable both compiled and with NUMBA_DISABLE_JIT=1)."""
     return np.zeros(1, dtype=STATE_DTYPE).view(np.recarray)[0]
-
-
-def copy_state(state: np.record) -> np.record:
-    """An independent copy of a state record."""
-    out = new_state()
-    for name in STATE_DTYPE.names:
-        out[name] = state[name]
-    return out

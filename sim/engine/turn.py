@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import CONT
 from sim.engine.board import can_enter, in_bounds, is_shut, leftmost_empty
+from sim.engine.cards import CONT
 from sim.engine.commands import execute_card, put_down, put_from_hand
 from sim.engine.decide import choose_dir, dir_allowed, n_dirs, nth_dir
 from sim.engine.hands import draw, hand_remove

@@ -8,16 +8,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from sim.config import Config, ConfigError, read_toml
-from sim.config import load as load_config
-from sim.players import PlayerError, parse_player, parse_players
-from sim.provenance import source_hash, strategy_version
-from sim.rules import RULES_VERSION
+from sim.model.config import Config, ConfigError, read_toml
+from sim.model.config import load as load_config
+from sim.model.rules import RULES_VERSION
+from sim.players.specs import PlayerError, parse_player, parse_players
+from sim.runner.provenance import source_hash, strategy_version
 
 DEFAULT_CHUNK = 100_000
 SLOW_CHUNK = 200  # search and Python strategies: minutes, not hours, of work per part file
 FAST = frozenset({"random", "greedy", "heuristic", "cpu"})
-MAX_SEED = 2**64 - 1  # seeds are 64-bit words (sim.runner.seeds)
+MAX_SEED = 2**64 - 1  # seeds are 64-bit words (sim.store.seeds)
 MAX_GAMES = 10**12  # per config and match-up; far beyond any run, within int64 game indexes
 MAX_CHUNK_SIZE = 1_000_000  # a worker holds a chunk's result arrays in memory
 MAX_CHUNKS = 1_000_000  # the plan lists every chunk, and the manifest records each one

@@ -19,11 +19,11 @@ from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.provenance import sim_version
-from sim.runner import lock, storage
 from sim.runner.plan import RunPlan
-from sim.runner.seeds import SCHEME, cell_key
+from sim.runner.provenance import sim_version
 from sim.runner.worker import Done, Task
+from sim.store import layout, lock
+from sim.store.seeds import SCHEME, cell_key
 
 
 class RunError(RuntimeError):
@@ -134,9 +134,8 @@ def compile_first(plan: RunPlan, note: Callable[[str], None]) -> None:
     """Compile each built-in match-up's loop, and the part writer, once before the workers
     start when the cache lacks them, note(what) saying so first: the workers then load
     them, and the run's games/s holds no compile. The part writer compiles in a process of
-    its own beside the engine where there is a second core (measured on a 2-core machine:
-    the cold quick start's wall time fell from 33.7 s to 27.4 s)."""
-    from sim.game import compile_cold
+    its own beside the engine where there is a second core, which shortens a cold start."""
+    from sim.play.batch import compile_cold
 
     with ExitStack() as stack:
         writer = _writer_beside(plan, note, stack)
@@ -192,9 +191,9 @@ def _blank_task(plan: RunPlan, folder: str) -> Task:
 
 def part_schemas() -> dict[str, bytes]:
     """Each part table's serialized Arrow schema, made once here for every worker."""
-    from sim.runner.schema import serialized_schema
+    from sim.store.schema import serialized_schema
 
-    return {table: serialized_schema(table) for table in storage.TABLES}
+    return {table: serialized_schema(table) for table in layout.TABLES}
 
 
 def _raise_interrupt(signum, frame):
@@ -223,12 +222,12 @@ def _prepare(plan: RunPlan, out: Path, overwrite: bool, warn: Callable[[str], No
     statuses are set from the parts on disk: done only where all its parts fully verify."""
     try:
         existing = _existing(plan, out, overwrite)
-        storage.sweep_temporaries(out)
+        layout.sweep_temporaries(out)
         manifest = existing or _new_manifest(plan)
         manifest["status"] = "running"
         manifest.pop("error", None)
         manifest["chunks"] = _verified_chunks(plan, out, existing or {}, warn)
-        manifest["checksums"] = storage.DIGEST
+        manifest["checksums"] = layout.DIGEST
         _save(manifest, out)
         return manifest
     except OSError as exc:
@@ -238,8 +237,8 @@ def _prepare(plan: RunPlan, out: Path, overwrite: bool, warn: Callable[[str], No
 def _existing(plan: RunPlan, out: Path, overwrite: bool) -> dict | None:
     """The folder's manifest if it holds this run; None for a new (or replaced) folder."""
     try:
-        existing = storage.read_manifest(out)
-    except storage.ManifestError as exc:
+        existing = layout.read_manifest(out)
+    except layout.ManifestError as exc:
         if not overwrite:
             raise RunError(f"{exc}; {_restore_advice(out)}") from None
         existing = None
@@ -251,25 +250,25 @@ def _existing(plan: RunPlan, out: Path, overwrite: bool) -> dict | None:
                 f"keep it and write this run elsewhere with --out DIR (e.g. --out "
                 f"{out.parent / plan.run_id}), or replace it with --overwrite"
             )
-        storage.clear_folder(out)
+        layout.clear_folder(out)
         return None
-    has_parts = any((out / t).exists() for t in storage.TABLES)
+    has_parts = any((out / t).exists() for t in layout.TABLES)
     if existing is None and has_parts:
         if not overwrite:
             raise RunError(f"{out} holds part files but no manifest; {_restore_advice(out)}")
-        storage.clear_folder(out)
+        layout.clear_folder(out)
     return existing
 
 
 def _restore_advice(out: Path) -> str:
     """What to do about a lost or damaged manifest without replaying what is verified."""
-    backup = out / storage.BACKUP
+    backup = out / layout.BACKUP
     try:
         json.loads(backup.read_text())
     except (OSError, ValueError):
         return "without it no part can be verified: --overwrite replays the whole run"
     return (
-        f"restore its last good copy (cp {backup} {out / storage.MANIFEST}) and rerun: the "
+        f"restore its last good copy (cp {backup} {out / layout.MANIFEST}) and rerun: the "
         "parts it records are verified and kept, the rest replayed (or --overwrite replays all)"
     )
 
@@ -277,7 +276,7 @@ def _restore_advice(out: Path) -> str:
 def _verified_chunks(plan: RunPlan, out: Path, existing: dict, warn) -> dict[str, dict]:
     """Each chunk's entry: kept where all its parts fully verify; otherwise pending, its part
     files deleted (replaying is deterministic). Part files no chunk names stay, ignored."""
-    from sim.runner import verify
+    from sim.store import verify
 
     check = verify.check_folder(out, existing, full=True)
     for where, problem in check.damaged.items():
@@ -291,8 +290,8 @@ def _verified_chunks(plan: RunPlan, out: Path, existing: dict, warn) -> dict[str
             continue
         chunks[c.name] = {"status": "pending"}
         for table in verify.TABLES:
-            storage.part_path(out, table, c.name).unlink(missing_ok=True)
-    names = {f"{t}/{storage.part_path(out, t, n).name}" for t in verify.TABLES for n in chunks}
+            layout.part_path(out, table, c.name).unlink(missing_ok=True)
+    names = {f"{t}/{layout.part_path(out, t, n).name}" for t in verify.TABLES for n in chunks}
     for where in check.stray:
         if where not in names:
             warn(f"{out / where} is not a part of this run's manifest; ignored")
@@ -351,7 +350,7 @@ def _new_manifest(plan: RunPlan) -> dict:
             for c in plan.cells()
         ],
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "checksums": storage.DIGEST,
+        "checksums": layout.DIGEST,
     }
 
 
@@ -371,7 +370,7 @@ def library_versions() -> dict[str, str]:
 
 def _save(manifest: dict, out: Path) -> None:
     try:
-        storage.write_manifest(manifest, out)
+        layout.write_manifest(manifest, out)
     except OSError as exc:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
 
@@ -379,12 +378,12 @@ def _save(manifest: dict, out: Path) -> None:
 def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict]) -> None:
     """Summaries from every chunk's counts (those the workers sent, or counted from the part
     on disk for chunks an earlier invocation played); only then is the run complete."""
-    from sim.runner import summaries
+    from sim.store import summaries
 
     try:
         every = [counts[c.name] if c.name in counts else _count_part(out, c) for c in chunks]
-        storage.write_parquet(summaries.winrates(every), out / "winrates.parquet")
-        storage.write_parquet(summaries.tiebreaks(every), out / "tiebreaks.parquet")
+        layout.write_parquet(summaries.winrates(every), out / "winrates.parquet")
+        layout.write_parquet(summaries.tiebreaks(every), out / "tiebreaks.parquet")
     except OSError as exc:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
     manifest["status"] = "complete"
@@ -394,6 +393,6 @@ def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict]) -> None:
 
 def _count_part(out: Path, chunk) -> dict:
     """count_games of a chunk an earlier invocation played, from its games part."""
-    from sim.runner import tables
+    from sim.store import tables
 
-    return tables.count_part(chunk.cell, storage.part_path(out, storage.GAMES, chunk.name))
+    return tables.count_part(chunk.cell, layout.part_path(out, layout.GAMES, chunk.name))

@@ -32,7 +32,7 @@ class Done:
     seconds: float
     counts: dict | None = None  # tables.count_games of the chunk, for the run's summaries
     write_seconds: float = 0.0  # of seconds, those spent building and writing the parts
-    parts: dict | None = None  # table -> its part's record (storage.write_part), for the manifest
+    parts: dict | None = None  # table -> its part's record (layout.write_part), for the manifest
 
 
 class ChunkError(RuntimeError):
@@ -43,7 +43,7 @@ def _check_source(task: Task) -> None:
     """A cluster worker with other sim code would play other games: refuse, naming it."""
     import socket
 
-    from sim.provenance import sim_version, source_hash
+    from sim.runner.provenance import sim_version, source_hash
 
     if task.sim_source and task.sim_source != source_hash():
         raise ChunkError(
@@ -58,10 +58,10 @@ def play_chunk(task: Task) -> Done:
     import numpy as np
 
     from sim.engine.game import R_ERROR
-    from sim.game import play_matchup
-    from sim.players import cpu_level
-    from sim.python_loop import StrategyError
-    from sim.runner.seeds import played_seeds
+    from sim.play.batch import play_matchup
+    from sim.play.stepped import StrategyError
+    from sim.players.specs import cpu_level
+    from sim.store.seeds import played_seeds
 
     started = time.perf_counter()
     _check_source(task)
@@ -101,7 +101,7 @@ def _recorded(task: Task, out, cards, swapped) -> tuple[dict, dict]:
     import numpy as np
 
     from sim.engine.game import R_END, R_OUTCOME, R_TIEBREAK_LINE, R_WINNER
-    from sim.runner import tables
+    from sim.store import tables
 
     fields = tables.result_fields(out)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
@@ -123,7 +123,7 @@ def record_blank(task: Task) -> None:
     column sizes, which set their argument types, without playing a game."""
     import numpy as np
 
-    from sim.game import result_buffers
+    from sim.play.batch import result_buffers
 
     games = task.chunk.stop - task.chunk.start
     swapped = np.arange(games) % 2 == 1 if task.swap else None
@@ -134,7 +134,7 @@ def kernels_cached() -> bool:
     """Whether the compiled kernels every chunk's writing runs are on disk (a load in each
     worker, not a compile)."""
     from sim.engine.jit import cached
-    from sim.runner import parquet, tables
+    from sim.store import parquet, tables
 
     used = (tables._transpose, tables._card_tally, tables._tally, parquet._hybrid_into)
     return all(cached(kernel) for kernel in used)
@@ -144,7 +144,7 @@ def replays(a: str, b: str) -> bool:
     """A built-in deterministic strategy against itself: a seat-swapped pair's second game
     is the first played again (the conformance suite checks it), so it is played once and
     recorded twice. Python strategies' claims are checked, not trusted to skip games."""
-    from sim.players import BUILT_IN, parse_player
+    from sim.players.specs import BUILT_IN, parse_player
 
     player = parse_player(a)
     return a == b and player.built_in and BUILT_IN[player.name].deterministic
@@ -153,8 +153,8 @@ def replays(a: str, b: str) -> bool:
 def _zeroed_buffers(games: int):
     """This thread's result buffers for a chunk of that many games, zeroed (reused: fresh
     ones cost about 1% of the playing in page faults)."""
-    from sim.game import result_buffers
-    from sim.runner.tables import reused
+    from sim.play.batch import result_buffers
+    from sim.store.tables import reused
 
     buffers = reused("results", games, lambda: result_buffers(games))
     for array in buffers:
@@ -167,17 +167,17 @@ def _write_parts(task: Task, fields, cards, swapped) -> dict[str, dict]:
     their records; a full disk or a lost folder is a ChunkError naming the folder (the
     atomic writes leave no half part behind)."""
     from sim.engine.game import R_WINNER
-    from sim.runner import storage, tables
+    from sim.store import layout, tables
 
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
     try:
         games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, fields)
         tally = tables.card_tally_columns(cell, task.swap, cards, fields[R_WINNER], swapped)
-        parts = [(storage.GAMES, games), (storage.CARD_TALLIES, tally)]
+        parts = [(layout.GAMES, games), (layout.CARD_TALLIES, tally)]
         if task.per_game_cards:
-            parts.append((storage.CARDS, tables.cards_columns(cell, chunk.start, task.swap, cards)))
+            parts.append((layout.CARDS, tables.cards_columns(cell, chunk.start, task.swap, cards)))
         return {
-            table: storage.write_part(folder, table, chunk.name, columns, task.schemas[table])
+            table: layout.write_part(folder, table, chunk.name, columns, task.schemas[table])
             for table, columns in parts
         }
     except OSError as exc:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sim.cards import AXIS_H, AXIS_LETTERS, AXIS_NONE, AXIS_V, NAMES
-from sim.config import Config
-from sim.config import load as load_config
-from sim.rules import RuleOptions
+from sim.engine.cards import AXIS_H, AXIS_LETTERS, AXIS_NONE, AXIS_V, NAMES
+from sim.model.config import Config
+from sim.model.config import load as load_config
+from sim.model.rules import RuleOptions
 from sim.tune.space import Space, parse_card
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reports.verdict import against
-from sim.cards import (
+from sim.engine.cards import (
     AXIS_H,
     AXIS_LETTERS,
     AXIS_NONE,
@@ -23,10 +23,10 @@ from sim.cards import (
     UNDIRECTED,
     kind_from_name,
 )
-from sim.config import MAX_CARDS, MIN_DECK, Config, ConfigError, find, read_toml
-from sim.config import load as load_config
-from sim.players import PlayerError, parse_players
-from sim.rules import RuleError, RuleOptions
+from sim.model.config import MAX_CARDS, MIN_DECK, Config, ConfigError, find, read_toml
+from sim.model.config import load as load_config
+from sim.model.rules import RuleError, RuleOptions
+from sim.players.specs import PlayerError, parse_players
 from sim.tune.metrics import Value
 
 METRICS = {

@@ -55,7 +55,7 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
                 f"seed than {name}); tune into another --out DIR"
             )
     study = _create(optuna, url, name, ["minimize"] * len(space.objectives))
-    from sim.provenance import source_hash
+    from sim.runner.provenance import source_hash
 
     played_by = study.user_attrs.get("sim_source")
     if played_by is not None and played_by != source_hash():

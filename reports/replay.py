@@ -1,0 +1,214 @@
+"""One game, turn by turn, in position notation (`sim show`): from a config, seed and
+players, or a run folder's game (its seed derived as the run dealt it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import typer
+
+from sim.engine.cards import DIR_SYMBOLS
+from sim.engine.game import DRAW, R_OUTCOME, R_TIEBREAK_LINE, R_WINNER, record
+from sim.engine.score import scores
+from sim.model.config import Config
+from sim.model.notation import MARK, legend, render_card
+from sim.model.position import display_rows
+from sim.play import batch as game
+from sim.play.stepped import Context, config_ref, drive, finish_game, seated_game, seats
+from sim.players.specs import cpu_level, parse_players
+
+
+def board_text(s) -> str:
+    """Every line, empty ones too, so the board keeps its shape from turn to turn."""
+    out = []
+    for line, row in enumerate(display_rows(s)):
+        tokens = ["." if x is None else ".*" if x == MARK else render_card(x, True) for x in row]
+        run = "  (RUN)" if line == int(s.lines) - 1 else ""
+        out.append(f"  {10 * (line + 1)}: {' '.join(tokens)}{run}".rstrip())
+    return "\n".join(out)
+
+
+def print_game(
+    config: Config, seed: int, players: str, swapped: bool = False, with_legend: bool = True
+) -> np.record:
+    """Play one game (A first, or B first when swapped, as in a run's pairs) and print it,
+    after the notation's legend unless with_legend is False; its final state."""
+    a, b = parse_players(players)
+    context = Context(config_ref(config), seed, swapped, f"{a},{b}")
+    seat_a, seat_b = seats(config, a, b, seed, swapped)
+    first, second = (seat_b, seat_a) if swapped else (seat_a, seat_b)
+    level = cpu_level(b, config.rules.cpu_level)
+    arr, strategies = seated_game(config, first, second, level, context)
+    s = arr[0]
+    digit = int(s.first)
+    where = {digit: "first", 1 - digit: "second"}
+    swap = " (seats swapped: B first)" if swapped else ""
+    typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {a},{b}{swap}")
+    typer.echo(f"first player: digit {digit} ({first.spec})")
+    if with_legend:
+        typer.echo(legend(config.kinds()))
+    typer.echo(board_text(s))
+    for turn in drive(s, strategies, context):
+        hand = " ".join(render_card(c, False) for c in turn.hand) or "(empty)"
+        if turn.cpu_card:
+            cards = "; ".join(
+                f"{render_card(card, True)} on {10 * (line + 1)}" for card, line in turn.placed
+            )
+            move = f"CPU card on {turn.cpu_card}: " + (cards or "places nothing")
+            hand = "no hand"
+        elif turn.card is None:
+            move = "passes"
+        else:
+            move = f"plays {render_card(turn.card, False)} on {10 * (turn.line + 1)}"
+            move += f" {DIR_SYMBOLS[turn.direction]}" if turn.direction else ""
+        zero, one = scores(s)
+        typer.echo(f"\nturn {turn.number}: {turn.digit} ({where[turn.digit]}) holds {hand}; {move}")
+        typer.echo(board_text(s))
+        typer.echo(f"  score 0: {zero}  1: {one}")
+    out, cards = game.result_buffers(1)
+    finish_game(s, strategies, context, out[0], cards[0])  # end_game fails here as in a run
+    zero, one = scores(s)
+    ended = f"ended: {game.end_reason(s)} after {int(s.turns)} turns"
+    result = winner_text(s, first.spec, second.spec)
+    typer.echo(f"\n{ended}; score 0: {zero}  1: {one}; winner: {result}")
+    return s
+
+
+def winner_text(s, first: str, second: str) -> str:
+    """The finished game's winner as the engine records it for a run's tables: the
+    strategy, its digit and seat, and how it was decided."""
+    out, cards = game.result_buffers(1)
+    record(s, out[0], cards[0])
+    seat = int(out[0, R_WINNER])
+    if seat == DRAW:
+        return "draw (no line controlled)"
+    digit = int(s.first) ^ seat
+    name, place = (first, "first") if seat == 0 else (second, "second")
+    how = ""
+    if int(out[0, R_OUTCOME]) == 1:  # engine/game.py OUTCOME_TIEBREAK
+        line = int(out[0, R_TIEBREAK_LINE])
+        how = f" on the tie-break, line {line}" if line else " as equal scores lose for the CPU"
+    return f"{name} (digit {digit}, the {place} seat){how}"
+
+
+# --- a game of a run folder ----------------------------------------------------------------
+
+
+class RunGameError(ValueError):
+    """A run folder, cell or game that `sim show --run` cannot find (a usage error)."""
+
+
+class ReplayError(RuntimeError):
+    """A run's game that cannot be replayed as it was played (its config has changed)."""
+
+
+@dataclass(frozen=True)
+class RunGame:
+    """One game of a run folder: what replaying it takes, and what the run recorded."""
+
+    config: Config
+    players: str
+    seed: int
+    swapped: bool
+    recorded: dict  # the games row's turns, score_first and score_second
+
+
+RECORDED = ("turns", "score_first", "score_second")
+
+
+def print_run_game(path: Path, game: int, config, players, with_legend: bool = True) -> None:
+    """Replay and print game `game` of the run's cell (--config and --players choose it
+    when the run has several), then check the replay against the run's record."""
+    found = run_game(path, game, config, players)
+    typer.echo(f"game {game} of {path} ({found.config.name} · {found.players})")
+    s = print_game(found.config, found.seed, found.players, found.swapped, with_legend)
+    by_digit = [int(v) for v in scores(s)]
+    first = int(s.first)
+    replayed = {"turns": int(s.turns), "score_first": by_digit[first]}
+    replayed["score_second"] = by_digit[1 - first]
+    if replayed != found.recorded:
+        raise ReplayError(
+            f"the replay differs from the run's record of game {game} ({found.recorded} "
+            f"recorded, {replayed} replayed): the strategies or sim have changed since"
+        )
+
+
+def run_game(path: Path, game: int, config: str | None, players: str | None) -> RunGame:
+    """Game `game` of the run's chosen cell with its seed and seats as the run played it;
+    RunGameError when the folder, cell or game is not there."""
+    import polars as pl
+
+    from sim.store.folder import RunFolderError, open_run
+
+    try:
+        run = open_run(path)
+        cell = _pick_cell(path, run.cells, config, players)
+        rows = (
+            run.seeded()
+            .filter(
+                (pl.col("config").cast(pl.String) == cell[0])
+                & (pl.col("matchup").cast(pl.String) == cell[1])
+                & (pl.col("game") == game)
+            )
+            .select("config_hash", "seed", "swapped", *RECORDED)
+            .collect()
+        )
+    except (RunFolderError, pl.exceptions.PolarsError, OSError) as exc:
+        raise RunGameError(str(exc).splitlines()[0]) from None
+    if rows.height == 0:
+        raise RunGameError(_absent(path, run.manifest, cell, game))
+    row = rows.row(0, named=True)
+    loaded = _played_config(path, run.manifest, cell[0], row["config_hash"])
+    recorded = {k: int(row[k]) for k in RECORDED}
+    return RunGame(loaded, cell[1], int(row["seed"]), bool(row["swapped"]), recorded)
+
+
+def _pick_cell(path: Path, cells, config: str | None, players: str | None) -> tuple[str, str]:
+    """The one (config, match-up) of the run that --config and --players leave."""
+    left = list(cells)
+    if config is not None:
+        left = [c for c in left if c[0] in (config, Path(config).stem)]
+    if players is not None:
+        matchup = ",".join(parse_players(players))
+        left = [c for c in left if c[1] == matchup]
+    if len(left) == 1:
+        return left[0]
+    held = "; ".join(f"--config {c} --players {m}" for c, m in cells)
+    if left:
+        raise RunGameError(f"{path} holds {len(left)} such cells; choose one: {held}")
+    raise RunGameError(f"{path} holds no such config and match-up; it holds: {held}")
+
+
+def _absent(path: Path, manifest: dict, cell: tuple[str, str], game: int) -> str:
+    """Why a cell has no row for the game: out of range, or its chunk is not on disk."""
+    total = manifest.get("games_per_cell")
+    where = f"{cell[0]} · {cell[1]}"
+    if isinstance(total, int) and not 0 <= game < total:
+        return f"--game {game}: out of range; {where} in {path} has games 0..{total - 1:,}"
+    return (
+        f"--game {game}: not on disk in {path} ({where}): its chunk is unplayed, damaged or "
+        "missing; rerun the run's `sim run` command to play it"
+    )
+
+
+def _played_config(path: Path, manifest: dict, name: str, played: str) -> Config:
+    """The config the run played, loaded from where the run found it; ReplayError if its
+    content has changed since (the replay would be another game)."""
+    from sim.model.config import ConfigError, load
+
+    recorded = (manifest.get("configs") or {}).get(name) or {}
+    where = str(recorded.get("path", ""))
+    try:
+        config = load(where if where and Path(where).is_file() else name)
+    except ConfigError as exc:
+        raise ReplayError(
+            f"{path}: cannot load config {name}, which the run played: {exc}"
+        ) from None
+    if config.hash != played:
+        raise ReplayError(
+            f"{path}: config {name} ({config.path}) has changed since the run played it "
+            f"(hash {played} then, {config.hash} now), so its games cannot be replayed"
+        )
+    return config

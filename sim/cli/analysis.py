@@ -1,0 +1,267 @@
+"""Analysis commands for the `sim` app: sprt, card-impact and report.
+
+Only typer is imported here; everything heavy is imported inside the commands, so
+`sim --help` stays instant.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import Config, Json, Seed, fail, load_config, usage
+
+
+def _config(name: str):
+    """A loaded config, its warnings echoed; a config error fails cleanly."""
+    return load_config(name)
+
+
+def _players(spec: str | None) -> tuple[str, str]:
+    """The two strategies of a --players spec; a bad spec fails cleanly."""
+    from sim.players.specs import PlayerError, parse_players
+
+    if spec is None:
+        usage("no match-up given (--players A,B, e.g. random,random)")
+    try:
+        a, b = parse_players(spec)
+    except PlayerError as exc:
+        usage(str(exc))
+    if any(name.startswith("cpu") for name in (a, b)):
+        usage("--players: the CPU card only plays the second seat, so it cannot play "
+              "seat-swapped pairs")  # fmt: skip
+    return a, b
+
+
+def _seed(seed: int) -> int:
+    """A master seed in range, or a clean failure."""
+    if not 0 <= seed < 2**64:
+        usage(f"--seed must be in 0..2**64-1, got {seed}")
+    return seed
+
+
+def sprt(
+    players: Annotated[
+        str | None, typer.Option(help="Strategies A,B: tests whether A is stronger than B")
+    ] = None,
+    config: Config = "base",
+    elo0: Annotated[float, typer.Option(help="Elo of A over B under H0")] = 0.0,
+    elo1: Annotated[float, typer.Option(help="Elo of A over B under H1")] = 20.0,
+    alpha: Annotated[float, typer.Option(help="Chance of accepting H1 when H0 holds")] = 0.05,
+    beta: Annotated[float, typer.Option(help="Chance of accepting H0 when H1 holds")] = 0.05,
+    batch: Annotated[
+        int,
+        typer.Option(help="Games per look at the LLR; at least 100 (the LLR needs many pairs)"),
+    ] = 2000,
+    max_games: Annotated[
+        int | None, typer.Option(help="Stop undecided after this many games \\[default: no limit]")
+    ] = None,
+    seed: Seed = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines")] = False,
+    as_json: Json = False,
+) -> None:
+    """Sequential test of A against B on seat-swapped seed pairs, stopping when it decides.
+
+    Pair scores tally into a pentanomial, as chess-engine testing does.
+    After every batch the LLR of elo1 against elo0 (logistic Elo) meets Wald's bounds.
+    """
+    from reports.sprt import SprtError, SprtSettings, describe, run_sprt
+
+    a, b = _players(players)
+    loaded = _config(config)
+    if batch < 100:
+        usage(f"--batch must be at least 100 games, got {batch}")
+    settings = SprtSettings(elo0, elo1, alpha, beta, batch, max_games)
+    try:
+        settings.check()
+    except SprtError as exc:
+        usage(str(exc))
+
+    def progress(status) -> None:
+        if not quiet:
+            elo = status.elo()[0]
+            typer.echo(
+                f"games {status.games:,}: LLR {status.llr:+.2f} "
+                f"(bounds {status.lower:+.2f}, {status.upper:+.2f}), Elo {elo:+.1f}",
+                err=True,
+            )
+
+    try:
+        result = run_sprt(loaded, a, b, _seed(seed), settings, progress)
+    except SprtError as exc:
+        fail(str(exc))
+    if as_json:
+        from reports import shapes
+
+        _echo_json(shapes.sprt(result, a, b, settings, loaded.name, seed))
+        return
+    typer.echo(f"SPRT {a} (A) against {b} (B) on {loaded.name}, master seed {seed}")
+    for line in describe(result, a, b, settings):
+        typer.echo(line)
+
+
+def card_impact(
+    card: Annotated[
+        str | None, typer.Option(help="The card kind to take out, e.g. PRINT or PRT")
+    ] = None,
+    config: Config = "base",
+    swap_for: Annotated[str, typer.Option(help="The kind put in its place")] = "BLANK",
+    games: Annotated[int, typer.Option(help="Games on each deck (seat-swapped pairs)")] = 20_000,
+    seed: Seed = 0,
+    players: Annotated[str, typer.Option(help="Strategies A,B")] = "random,random",
+    as_json: Json = False,
+) -> None:
+    """Replay the same seeds with every copy of a card swapped for another kind (BLANK).
+
+    Reports the change in first-seat, per-strategy and draw rates and in mean turns.
+    Each change has a 95% interval paired over the seed pairs.
+    """
+    from reports.card_impact import CardImpactError, swap_card
+    from reports.card_impact import card_impact as measure
+    from reports.sprt import SprtError
+
+    if card is None:
+        usage("no card given (--card KIND, e.g. --card PRINT)")
+    a, b = _players(players)
+    loaded = _config(config)
+    if games < 4:
+        usage(f"--games must be at least 4 (two seed pairs), got {games}")
+    try:
+        swap = swap_card(loaded, card, swap_for)
+    except CardImpactError as exc:
+        usage(str(exc))  # the --card or --swap-for value cannot be used with this deck
+    try:
+        for note in swap.notes:
+            typer.echo(f"note: {note}", err=True)
+        for warning in swap.config.warnings:
+            typer.echo(f"warning: {warning}", err=True)
+        impact = measure(loaded, swap, a, b, games, _seed(seed))
+    except (CardImpactError, SprtError) as exc:
+        fail(str(exc))
+    if as_json:
+        from reports import shapes
+
+        _echo_json(shapes.card_impact(impact, loaded.name, seed, a, b))
+        return
+    _print_impact(impact, loaded.name, seed, a, b)
+
+
+def _echo_json(data: dict) -> None:
+    """One JSON document on stdout."""
+    import json
+
+    typer.echo(json.dumps(data, indent=2))
+
+
+def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
+    """The comparison as a table, with its sample and a plain verdict per row."""
+    from reports import present
+    from sim.engine.cards import NAMES
+
+    swap = impact.swap
+    title = (
+        f"{config}: {swap.copies} {NAMES[swap.card]} -> {NAMES[swap.replacement]} per deck; "
+        f"{a} (A) vs {b} (B), master seed {seed}"
+    )
+    table = present.table(
+        "measure", "original", "swapped", "change [95% CI]", "p", "Holm p", "verdict", title=title
+    )
+    for m in impact.measures:
+        d = m.change
+        if m.name != "mean turns":
+            shown = present.pct(m.original), present.pct(m.swapped)
+            change = present.pts(d.estimate, d.low, d.high)
+        else:
+            shown = f"{m.original:.2f}", f"{m.swapped:.2f}"
+            change = present.mean_diff(d.estimate, d.low, d.high)
+        table.add_row(
+            m.name, *shown, change, present.p_value(d.p_value), present.p_value(m.holm_p), m.verdict
+        )
+    present.fit(table)
+    console = present.console()
+    console.print(table)
+    console.print(
+        f"sample: {impact.games:,} games per deck ({impact.pairs:,} seat-swapped seed pairs, "
+        "the same seeds on both decks); intervals are paired over seed pairs, the unit; "
+        f"verdicts are Holm-adjusted over the {len(impact.measures)} measures"
+    )
+
+
+def report(
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RUN [RUN_B]",
+            help="A run folder written by `sim run` (two: compared on one page), or a tuning "
+            "folder written by `sim tune`",
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="The HTML file to write")] = Path("report.html"),
+    margin: Annotated[
+        float, typer.Option(help="Points either side of 50% shown as the balanced band")
+    ] = 1.0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Say what was written as JSON, to stdout")
+    ] = False,
+) -> None:
+    """Write one self-contained HTML report of a run (or of two runs compared).
+
+    It shows the first-seat advantage with the margin band, A's score, and distributions.
+    Then line control and cards. A folder written by `sim tune` gets its front and targets.
+    """
+    from reports.html import ReportError, write_report
+    from reports.html_compare import write_comparison
+    from sim.cli.runs import checked_margin
+    from sim.store.verify import reader_warnings
+    from sim.tune.report import is_tuning_folder
+
+    checked_margin(margin)
+    if len(runs) == 1 and is_tuning_folder(runs[0]):
+        return _report_tuning(runs[0], out, as_json)
+    if len(runs) > 2:
+        usage(f"give one run folder, or two to compare; got {len(runs)}")
+    try:
+        if len(runs) == 2:
+            written = write_comparison(runs[0], runs[1], out, margin)
+        else:
+            written = write_report(runs[0], out, margin)
+    except ReportError as exc:
+        fail(str(exc))
+    for run in runs:
+        for note in reader_warnings(run):
+            typer.echo(f"warning: {note}", err=True)
+    if as_json:
+        page = written.read_text(encoding="utf-8")
+        _echo_json(
+            {
+                "command": "report",
+                "shape": 1,
+                "runs": [str(r) for r in runs],
+                "out": str(written),
+                "bytes": written.stat().st_size,
+                "figures": page.count("<svg"),
+                "margin_pts": margin,
+            }
+        )
+        return
+    typer.echo(f"wrote {written}")
+
+
+def _report_tuning(folder: Path, out: Path, as_json: bool) -> None:
+    """`sim report TUNE_DIR`: the page of sim/tune/report.py; a folder that cannot be
+    reported is a usage error (exit 2)."""
+    from sim.tune.report import TuningError, write_tuning
+
+    try:
+        written = write_tuning(folder, out)
+    except TuningError as exc:
+        usage(str(exc))
+    if as_json:
+        page = written.read_text(encoding="utf-8")
+        _echo_json({"command": "report", "shape": 1, "runs": [str(folder)], "out": str(written),
+                    "bytes": written.stat().st_size, "figures": page.count("<svg"),
+                    "tuning": True})  # fmt: skip
+        return
+    typer.echo(f"wrote {written}")

@@ -1,0 +1,1 @@
+"""The game in Python terms: configs, rule options, notation, positions, moves, scenarios."""

@@ -1,0 +1,292 @@
+"""Player specs: which strategy sits in each seat, e.g. `random,random` or `random,cpu(level=3)`.
+
+A spec is a name with optional parameters in parentheses; the registry below says which
+names exist and which parameters each takes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sim.engine.state import (
+    POLICY_GREEDY,
+    POLICY_HEURISTIC,
+    POLICY_ISMCTS,
+    POLICY_MC,
+    POLICY_RANDOM,
+)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A whole-number parameter of a built-in strategy; default None: taken from elsewhere."""
+
+    low: int
+    high: int
+    default: int | None
+    help: str
+
+
+@dataclass(frozen=True)
+class BuiltIn:
+    """A strategy inside the compiled loop: its engine policy code and its parameters.
+
+    budget names the parameter handed to the engine as the seat's search budget.
+    """
+
+    description: str
+    code: int
+    params: dict[str, Param] = field(default_factory=dict)
+    budget: str | None = None
+    deterministic: bool = False  # draws no random numbers: the same position, the same move
+
+
+BUILT_IN: dict[str, BuiltIn] = {
+    "random": BuiltIn("the canonical random strategy of docs/RULES.md 9", POLICY_RANDOM),
+    "greedy": BuiltIn(
+        "one ply: the move (with its sub-decisions) of best immediate score margin",
+        POLICY_GREEDY,
+        deterministic=True,
+    ),
+    "heuristic": BuiltIn(
+        "a hand-written expert evaluation of each move", POLICY_HEURISTIC, deterministic=True
+    ),
+    "mc": BuiltIn(
+        "determinised Monte Carlo: sample the unseen cards, roll out, best average",
+        POLICY_MC,
+        {"rollouts": Param(1, 100_000, 1000, "rollouts per decision")},
+        "rollouts",
+    ),
+    "ismcts": BuiltIn(
+        "information-set Monte Carlo tree search",
+        POLICY_ISMCTS,
+        {"iterations": Param(1, 1_000_000, 3000, "search iterations per decision")},
+        "iterations",
+    ),
+    "cpu": BuiltIn(
+        "the solo-mode CPU card (docs/RULES.md 8); second seat only",
+        POLICY_RANDOM,
+        {"level": Param(1, 4, None, "CPU level; default: the config's cpu_level")},
+    ),
+}
+_SPEC = re.compile(r"^\s*([^()\s][^()]*?)\s*(?:\((.*)\))?\s*$")
+
+
+class PlayerError(ValueError):
+    """A player spec that names no known strategy or gives a bad parameter."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """A parsed spec: a built-in or plug-in name (or file.py:Class) and its parameters."""
+
+    name: str
+    params: dict = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        args = ",".join(f"{k}={_show(v)}" for k, v in sorted(self.params.items()))
+        return f"{self.name}({args})" if args else self.name
+
+    @property
+    def built_in(self) -> bool:
+        return self.name in BUILT_IN
+
+
+def _show(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def split_top_level(spec: str) -> list[str]:
+    """Split at commas outside parentheses: 'a,cpu(level=3)' -> ['a', 'cpu(level=3)']."""
+    parts, depth, current = [], 0, ""
+    for ch in spec:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return [*parts, current]
+
+
+def parse_player(text: str) -> Player:
+    """A built-in spec like mc(rollouts=50), or a Python strategy: file.py:Class(x=1) or a
+    name from the sim.strategies entry-point group."""
+    match = _SPEC.match(text)
+    name = match.group(1) if match else text.strip()
+    if not match:
+        raise PlayerError(f"strategy spec {text!r} is not name or name(key=value, ...)")
+    items = [a.strip() for a in split_top_level(match.group(2) or "") if a.strip()]
+    if name in BUILT_IN:
+        return Player(name, _built_in_params(name, items))
+    from sim.players import plugins
+
+    try:
+        cls = plugins.strategy_class(name)
+    except plugins.PluginError as exc:
+        if ":" in name or name in plugins.entry_point_names():
+            raise PlayerError(str(exc)) from None
+        available = sorted([*BUILT_IN, *plugins.entry_point_names()])
+        raise PlayerError(
+            f"unknown strategy {name!r}; available: {', '.join(available)}, "
+            "or path/to/file.py:ClassName"
+        ) from None
+    params = dict(_key_value(name, item) for item in items)
+    try:
+        plugins.check_params(cls, params)
+    except plugins.PluginError as exc:
+        raise PlayerError(f"{name}: {exc}") from None
+    return Player(name, params)
+
+
+def _key_value(name: str, item: str) -> tuple[str, object]:
+    import ast
+
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip().isidentifier():
+        raise PlayerError(f"{name}: parameter {item!r} is not key=value")
+    try:
+        return key.strip(), ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError):
+        return key.strip(), value.strip()
+
+
+def _built_in_params(name: str, items: list[str]) -> dict[str, int]:
+    allowed = BUILT_IN[name].params
+    params: dict[str, int] = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        key = key.strip()
+        if key not in allowed:
+            known = ", ".join(allowed) or "none"
+            raise PlayerError(f"{name}: unknown parameter {key!r}; parameters: {known}")
+        try:
+            params[key] = int(value)
+        except ValueError:
+            raise PlayerError(f"{name}: {key} must be a whole number, got {value!r}") from None
+        low, high = allowed[key].low, allowed[key].high
+        if not low <= params[key] <= high:
+            raise PlayerError(f"{name}: {key} must be between {low} and {high}, got {value}")
+    return params
+
+
+@dataclass(frozen=True)
+class Matchup:
+    """The two seats of a match-up, parsed once: the first seat's player and the second's."""
+
+    first: Player
+    second: Player
+
+    @property
+    def specs(self) -> tuple[str, str]:
+        """The two canonical specs, e.g. ('my.py:Two(a=3,b=4)', 'greedy')."""
+        return self.first.text, self.second.text
+
+    @property
+    def text(self) -> str:
+        """The match-up's label in tables and reports: 'first,second'."""
+        return ",".join(self.specs)
+
+
+def _two_seats(spec: str) -> list[str]:
+    parts = split_top_level(spec)
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise PlayerError(
+            f"--players {spec!r}: expected two strategies, first,second (e.g. random,random)"
+        )
+    return parts
+
+
+def parse_matchup(spec: str) -> Matchup:
+    """'random,cpu(level=3)' -> both seats checked (a Python strategy's class is loaded)."""
+    first, second = (parse_player(p) for p in _two_seats(spec))
+    if first.name == "cpu":
+        raise PlayerError("the CPU always plays second: put cpu in the second seat (random,cpu)")
+    return Matchup(first, second)
+
+
+def parse_players(spec: str) -> tuple[str, str]:
+    """'random,cpu(level=3)' -> the first and second seat's canonical specs."""
+    return parse_matchup(spec).specs
+
+
+def read_matchup(label: str) -> Matchup:
+    """A match-up label as a run folder stores it, read by its syntax alone: nothing is
+    loaded, so reading a run never runs code it names. The comma between the seats is the
+    one outside parentheses ('f.py:Two(a=3,b=4),greedy' is f.py:Two's and greedy's)."""
+    return Matchup(*(_read_player(p) for p in _two_seats(label)))
+
+
+def _read_player(text: str) -> Player:
+    match = _SPEC.match(text)
+    if not match:
+        raise PlayerError(f"strategy spec {text!r} is not name or name(key=value, ...)")
+    items = [a.strip() for a in split_top_level(match.group(2) or "") if a.strip()]
+    return Player(match.group(1), dict(_key_value(match.group(1), item) for item in items))
+
+
+def policy_codes(a: str, b: str) -> tuple[int, int]:
+    """The engine policy codes of strategies A and B (the CPU is not a policy: see cpu_level)."""
+    return BUILT_IN[parse_player(a).name].code, BUILT_IN[parse_player(b).name].code
+
+
+def budgets(a: str, b: str) -> tuple[int, int]:
+    """The engine search budgets of strategies A and B (0 for strategies without one)."""
+    return _budget(parse_player(a)), _budget(parse_player(b))
+
+
+def _budget(player: Player) -> int:
+    spec = BUILT_IN[player.name]
+    if spec.budget is None:
+        return 0
+    return player.params.get(spec.budget, spec.params[spec.budget].default)
+
+
+def cpu_level(second: str, default: int) -> int:
+    """The CPU level a second-seat spec asks for (its own or the config's), or 0 for none."""
+    player = parse_player(second)
+    if player.name != "cpu":
+        return 0
+    return player.params.get("level", default)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A strategy ready to sit down: built-ins as an engine code and budget, Python
+    strategies as an instance (strategy None for built-ins)."""
+
+    spec: str
+    code: int
+    budget: int
+    strategy: object | None = None
+
+
+def seat(spec: str) -> Seat:
+    player = parse_player(spec)
+    if player.built_in:
+        return Seat(player.text, BUILT_IN[player.name].code, _budget(player))
+    from sim.players import plugins
+
+    try:
+        instance = plugins.make(player.name, player.params, player.text)
+    except plugins.PluginError as exc:
+        raise PlayerError(str(exc)) from None
+    return Seat(player.text, POLICY_RANDOM, 0, instance)
+
+
+def deterministic(spec: str) -> bool:
+    """Whether the strategy declares it draws no random numbers (built-ins in BUILT_IN, Python
+    strategies by a class attribute `deterministic = True`); the conformance suite checks it.
+    Such a strategy playing itself plays a seat-swapped pair's second game as a replay."""
+    player = parse_player(spec)
+    if player.built_in:
+        return BUILT_IN[player.name].deterministic
+    return bool(getattr(seat(spec).strategy, "deterministic", False))
+
+
+def compiled(a: str, b: str) -> bool:
+    """Whether both strategies are built-ins, so games can run in the compiled loop."""
+    return parse_player(a).built_in and parse_player(b).built_in

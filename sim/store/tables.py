@@ -1,0 +1,357 @@
+"""The part tables' columns, built from the engine's arrays, and each chunk's summary counts.
+
+Part columns come straight from the engine's numpy arrays and are written by the runner's
+own Parquet writer (parquet.py): at millions of games the writing must cost a small
+fraction of the playing. Compact types keep a games row small: enums for every categorical
+column, the smallest integer that fits, and strings only for values constant within a part
+(dictionary-encoded to almost nothing). The tables' types are in schema.py; this module
+needs only numpy and numba (the writer adds zstandard), so a worker never loads polars or
+pyarrow.
+
+Cards are tallied per chunk (card_tally_columns: a few dozen rows, whatever the per-card
+statistics need); the per-game cards table, one row per game and seat, is opt-in.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+import numba
+import numpy as np
+
+from sim.engine import game as eg
+from sim.model.rules import RULES_VERSION
+from sim.store.categories import (
+    CARD_CODES,
+    CARD_RATES,
+    CARD_SUMS,
+    ENDS,
+    KINDS,
+    LINE_COLUMNS,
+    MOMENTS,
+    OUTCOMES,
+    SEATS,
+    SIDES,
+    WINNERS,
+)
+from sim.store.parquet import Column
+
+COUNTS = {"drawn": eg.C_DRAWN, "played": eg.C_PLAYED, "took_effect": eg.C_EFFECT}
+
+
+def _constant(name: str, value: str, n: int) -> Column:
+    return Column(name, np.zeros(n, dtype=np.uint8), dictionary=(value,))
+
+
+def _either(name: str, second: np.ndarray, values: tuple[str, str]) -> Column:
+    """values[0] where second is false, values[1] where it is true (one entry if they match)."""
+    if values[0] == values[1]:
+        return _constant(name, values[0], len(second))
+    return Column(name, second.view(np.uint8), dictionary=values)
+
+
+def _enum(name: str, codes: np.ndarray, categories: tuple[str, ...], valid=None) -> Column:
+    return Column(name, codes, dictionary=categories, valid=valid)
+
+
+def result_fields(out: np.ndarray) -> np.ndarray:
+    """The engine's [game, field] result rows as contiguous [field, game] columns, in this
+    thread's reused array (valid until its next call): what games_columns and count_games
+    read, each column in one sweep."""
+    shape = out.shape[::-1]
+    fields = reused("fields", (shape, out.dtype), lambda: np.empty(shape, dtype=out.dtype))
+    _transpose(out, fields)
+    return fields
+
+
+_OWN = threading.local()  # Dask may run several chunks at once in one process
+
+
+def reused(name: str, key, make):
+    """This thread's chunk array(s) `name`, made by make() at first and again whenever key
+    (their shape) changes, else reused from chunk to chunk: a fresh array costs a page
+    fault every 4 KiB, as much as the work that fills it."""
+    held = _OWN.__dict__.setdefault("held", {})
+    if name not in held or held[name][0] != key:
+        held[name] = (key, make())
+    return held[name][1]
+
+
+def games_columns(run_id, cell, start: int, swap: bool, fields) -> list[Column]:
+    """One row per game of a chunk (columns named as the games table promises), from its
+    result_fields. No seed: it follows from the manifest and the pair or game index
+    (seeds.played_seeds), and 64 random bits a pair were two thirds of the table's bytes."""
+    n = fields.shape[1]
+    game = np.arange(start, start + n, dtype=np.uint32)
+    tiebreak = fields[eg.R_TIEBREAK_LINE].astype(np.uint8)
+    end = fields[eg.R_END]
+    config = cell.config
+    columns = [
+        *_game_keys(
+            run_id, config.name, config.hash, cell.matchup, cell.a, cell.b, n, swap, start % 2
+        ),
+        Column("pair", game // 2, 32, valid=None if swap else np.zeros(n, bool), ascending=True),
+        Column("game", game, bits=32, ascending=True),
+        Column("first_digit", fields[eg.R_FIRST].astype(np.uint8), bits=8),
+        _enum("winner", fields[eg.R_WINNER], WINNERS),
+        _enum("outcome", fields[eg.R_OUTCOME], OUTCOMES),
+        Column("tiebreak_line", tiebreak, bits=8, valid=tiebreak != 0),
+        _enum("end_reason", end - 1, ENDS, valid=end > 0),
+        Column("turns", fields[eg.R_TURNS].astype(np.uint16), bits=16),
+        Column("score_first", fields[eg.R_SCORE_FIRST].astype(np.uint16), bits=16),
+        Column("score_second", fields[eg.R_SCORE_SECOND].astype(np.uint16), bits=16),
+    ]
+    for i, name in enumerate(LINE_COLUMNS):
+        line = fields[eg.R_LINE0 + i]
+        columns.append(_enum(name, line, SEATS, valid=line >= 0))
+    return columns
+
+
+@numba.njit(cache=True)
+def _transpose(out, fields):
+    """fields[f, g] = out[g, f] (numpy's own transposing copy takes ten times as long)."""
+    for game in range(out.shape[0]):
+        for field in range(out.shape[1]):
+            fields[field, game] = out[game, field]
+
+
+@lru_cache(maxsize=16)
+def _game_keys(run_id, config, config_hash, matchup, a, b, n, swap, odd) -> tuple[Column, ...]:
+    """The games columns that every full chunk of a cell shares (built and encoded once)."""
+    swapped = (np.arange(n) % 2 != odd) if swap else np.zeros(n, dtype=bool)
+    return (
+        _constant("run_id", run_id, n),
+        _constant("config", config, n),
+        _constant("config_hash", config_hash, n),
+        _constant("rules_version", RULES_VERSION, n),
+        _constant("matchup", matchup, n),
+        _either("first", swapped, (a, b)),
+        _either("second", swapped, (b, a)),
+        Column("swapped", swapped, bits=1),
+    )
+
+
+def cards_columns(cell, start: int, swap: bool, cards: np.ndarray) -> list[Column]:
+    """The opt-in per-game cards table (--per-game-cards): one row per game and seat, with
+    `CODE_drawn`, `CODE_played`, `CODE_took_effect` columns for every kind of card (0 for
+    kinds outside the deck), from the engine's [game, seat, kind, count] array."""
+    n = len(cards)
+    game = np.arange(start, start + n, dtype=np.uint32)
+    config, matchup, seat, strategy = _seat_keys(
+        cell.config.name, cell.matchup, cell.a, cell.b, n, swap, start % 2
+    )
+    flat = cards.reshape(2 * n, cards.shape[2], cards.shape[3])
+    columns = [config, matchup, Column("game", game, bits=32, repeat=2), seat, strategy]
+    for kind, code in enumerate(CARD_CODES):
+        for name, index in COUNTS.items():
+            values = np.ascontiguousarray(flat[:, kind, index], dtype=np.uint8)
+            columns.append(Column(f"{code}_{name}", values, bits=8))
+    return columns
+
+
+@lru_cache(maxsize=16)
+def _seat_keys(config, matchup, a, b, n, swap, odd) -> tuple[Column, ...]:
+    """The per-game cards columns every full chunk of a cell shares (built and encoded once)."""
+    swapped = (np.arange(n) % 2 != odd) if swap else np.zeros(n, dtype=bool)
+    seat = np.tile(np.arange(2, dtype=np.uint8), n)
+    b_seated = np.repeat(swapped, 2) != (seat == 1)  # strategy B sits in this row's seat
+    return (
+        _constant("config", config, 2 * n),
+        _constant("matchup", matchup, 2 * n),
+        _enum("seat", seat, SEATS),
+        _either("strategy", b_seated, (a, b)),
+    )
+
+
+# --- card tallies: per chunk, kind and strategy, additive over chunks ----------------------
+
+
+def card_tally_columns(cell, swap: bool, cards: np.ndarray, winner, swapped) -> list[Column]:
+    """A chunk's card tallies: per side (strategy A's seats, B's, or both) and kind of the
+    deck, its seat-games, summed counts, and for each of CARD_RATES the moments of a Tally
+    over the chunk's units (pairs when swap, else games): any_played = seat-games that
+    played the kind over all; won_played / won_unplayed = won over those that did / did
+    not play it. When A and B are one strategy only the `both` row is written."""
+    kinds = np.unique(cell.config.kinds())
+    acc = np.zeros((3, len(kinds), len(CARD_SUMS) + len(CARD_RATES) * len(MOMENTS)), np.int64)
+    _card_tally(cards, kinds, winner, swapped, 2 if swap else 1, acc)
+    sides = [2] if cell.a == cell.b else [0, 1, 2]
+    rows = acc[sides].reshape(-1, acc.shape[2])
+    side = np.repeat(np.array(sides, dtype=np.uint8), len(kinds))
+    if cell.a == cell.b:
+        strategy = _constant("strategy", cell.a, len(rows))
+    else:  # null on the rows of both strategies' seats
+        codes = np.minimum(side, 1)
+        strategy = Column("strategy", codes, dictionary=(cell.a, cell.b), valid=side < 2)
+    columns = [
+        _constant("config", cell.config.name, len(rows)),
+        _constant("matchup", cell.matchup, len(rows)),
+        _enum("seats", side, SIDES),
+        strategy,
+        _enum("kind", np.tile(kinds, len(sides)), KINDS),
+    ]
+    fields = [*CARD_SUMS, *(f"{q}_{m}" for q in CARD_RATES for m in MOMENTS)]
+    columns += [
+        Column(name, rows[:, i].astype(np.uint64), bits=64) for i, name in enumerate(fields)
+    ]
+    return columns
+
+
+@numba.njit(cache=True)
+def _card_tally(cards, kinds, winner, swapped, step, acc):
+    """acc[side, kind, field] += what card_tally_columns promises, one unit of `step` games
+    at a time: a seat is B's when it is the second and the game is not swapped, or the
+    first of a swapped one."""
+    k, rates = len(kinds), 3
+    y = np.zeros((3, k, rates), np.int64)
+    z = np.zeros((3, k, rates), np.int64)
+    for u in range(0, len(winner), step):
+        y[:] = 0
+        z[:] = 0
+        for g in range(u, u + step):
+            for seat in range(2):
+                side = 1 if (seat == 1) != swapped[g] else 0
+                won = 1 if winner[g] == seat else 0  # WIN_FIRST 0, WIN_SECOND 1
+                for j in range(k):
+                    counts = cards[g, seat, kinds[j]]
+                    played = counts[1] > 0
+                    for s in (side, 2):
+                        acc[s, j, 0] += 1
+                        acc[s, j, 1] += counts[0]
+                        acc[s, j, 2] += counts[1]
+                        acc[s, j, 3] += counts[2]
+                        y[s, j, 0] += played
+                        z[s, j, 0] += 1
+                        r = 1 if played else 2
+                        y[s, j, r] += won
+                        z[s, j, r] += 1
+        for s in range(3):
+            for j in range(k):
+                for r in range(rates):
+                    base = 4 + 6 * r
+                    yv, zv = y[s, j, r], z[s, j, r]
+                    acc[s, j, base] += zv > 0
+                    acc[s, j, base + 1] += yv
+                    acc[s, j, base + 2] += zv
+                    acc[s, j, base + 3] += yv * yv
+                    acc[s, j, base + 4] += zv * zv
+                    acc[s, j, base + 5] += yv * zv
+
+
+# --- summaries: additive counts per chunk, summed over the run -----------------------------
+
+
+def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
+    """A chunk's win counts (one row of summaries.WIN_KEYS and WIN_COUNTS) and tie-break
+    counts (long rows of summaries.TIE_KEYS, a count, and the units with it in both games),
+    from its engine codes: winner and outcome as the engine writes them, tiebreak_line 0 for
+    none, end reason code (0 for none), swapped flags. The unit is the seat-swapped pair when
+    the cell swaps (a chunk holds whole pairs), else the game. Additive: a run's counts are
+    the sums of its chunks'."""
+    pairs = bool(cell.swap)
+    if pairs and len(winner) % 2:
+        raise ValueError(f"a chunk of {cell.matchup} holds half a pair ({len(winner)} games)")
+    seats, points, outcomes, lines, ends = _tally(
+        winner, outcome, tiebreak_line, end, swapped, len(ENDS) + 1, pairs
+    )
+    by_seat, both_seat, swapped_wins = seats
+    first, second = by_seat[eg.WIN_FIRST], by_seat[eg.WIN_SECOND]
+    first_swapped, second_swapped = swapped_wins[eg.WIN_FIRST], swapped_wins[eg.WIN_SECOND]
+    wins = {
+        "config": cell.config.name,
+        "config_hash": cell.config.hash,
+        "matchup": cell.matchup,
+        "games": len(winner),
+        "units": len(winner) // 2 if pairs else len(winner),
+        "first_wins": int(first),
+        "second_wins": int(second),
+        "draws": int(by_seat[eg.DRAW]),
+        "a_wins": int(first - first_swapped + second_swapped),
+        "b_wins": int(second - second_swapped + first_swapped),
+        "first_both": int(both_seat[eg.WIN_FIRST]),
+        "second_both": int(both_seat[eg.WIN_SECOND]),
+        "draw_both": int(both_seat[eg.DRAW]),
+        **{f"a_points_{h}": int(points[h]) for h in range(5)},
+    }
+    return {"wins": wins, "ties": _tie_rows(cell, *outcomes, *lines, *ends)}
+
+
+def _tie_rows(cell, outcomes, outcomes_both, lines, lines_both, ends, ends_both) -> list:
+    """Long tie-break rows (config, matchup, category, value, seat, count, both)."""
+    key = (cell.config.name, cell.matchup)
+    ties = []
+    for code in np.flatnonzero(outcomes):
+        count, both = int(outcomes[code]), int(outcomes_both[code])
+        ties.append((*key, "outcome", OUTCOMES[code], None, count, both))
+    for pair in np.flatnonzero(lines):
+        line, seat = divmod(int(pair), 4)
+        count, both = int(lines[pair]), int(lines_both[pair])
+        ties.append(
+            (*key, "tiebreak_line", str(line) if line else None, WINNERS[seat], count, both)
+        )
+    for code in np.flatnonzero(ends):
+        reason = ENDS[code - 1] if code else None
+        ties.append((*key, "end_reason", reason, None, int(ends[code]), int(ends_both[code])))
+    return ties
+
+
+@numba.njit(cache=True)
+def _tally(winner, outcome, tiebreak_line, end, swapped, reasons, pairs):
+    """count_games' counts in one pass. Row 0 of each array counts games, row 1 units with
+    the value in both games: wins by seat code (row 2: swapped games), outcomes, (deciding
+    line * 4 + winner) of tie-breaks, end reason codes; and units by A's half points.
+    A unit is games 2i, 2i+1 when pairs, else one game."""
+    seats, points = np.zeros((3, 3), np.int64), np.zeros(5, np.int64)
+    outcomes, lines = np.zeros((2, 3), np.int64), np.zeros((2, 256 * 4), np.int64)
+    ends = np.zeros((2, reasons), np.int64)
+    step = 2 if pairs else 1
+    for u in range(0, len(winner), step):
+        half = 0
+        for g in range(u, u + step):
+            w = winner[g]
+            seats[0, w] += 1
+            seats[2, w] += swapped[g]
+            if w == eg.DRAW:
+                half += 1
+            elif w == (eg.WIN_SECOND if swapped[g] else eg.WIN_FIRST):
+                half += 2
+            outcomes[0, outcome[g]] += 1
+            if outcome[g] == eg.OUTCOME_TIEBREAK:
+                lines[0, tiebreak_line[g] * 4 + w] += 1
+            ends[0, end[g]] += 1
+        points[half] += 1
+        v = u + 1
+        if pairs and winner[u] == winner[v]:
+            seats[1, winner[u]] += 1
+        if pairs and outcome[u] == outcome[v]:
+            outcomes[1, outcome[u]] += 1
+            same = winner[u] == winner[v] and tiebreak_line[u] == tiebreak_line[v]
+            if outcome[u] == eg.OUTCOME_TIEBREAK and same:
+                lines[1, tiebreak_line[u] * 4 + winner[u]] += 1
+        if pairs and end[u] == end[v]:
+            ends[1, end[u]] += 1
+    return seats, points, outcomes, lines, ends
+
+
+def count_part(cell, path) -> dict:
+    """count_games for a games part already on disk (a chunk finished by an earlier run)."""
+    import polars as pl
+
+    games = pl.read_parquet(
+        path, columns=["winner", "outcome", "tiebreak_line", "end_reason", "swapped"]
+    )
+
+    def codes(name: str, categories: tuple[str, ...]) -> pl.Series:
+        """The engine's codes back: polars reads the text as Categorical, whose own codes
+        are not the categories' order."""
+        return games[name].cast(pl.String).cast(pl.Enum(categories)).to_physical()
+
+    return count_games(
+        cell,
+        codes("winner", WINNERS).to_numpy(),
+        codes("outcome", OUTCOMES).to_numpy(),
+        games["tiebreak_line"].fill_null(0).to_numpy(),
+        (codes("end_reason", ENDS).cast(pl.Int64) + 1).fill_null(0).to_numpy(),
+        games["swapped"].to_numpy(),
+    )
