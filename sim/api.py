@@ -42,7 +42,7 @@ def run(
     """Play every config x match-up as `sim run` does into `out` and open the result.
     Rerunning the same call continues an interrupted run. PlanError / RunError on mistakes."""
     from sim.runner.plan import make_plan
-    from sim.runner.run import compile_first, execute
+    from sim.runner.run import RunOptions, compile_first, execute
 
     _check_main_guard()
     plan = make_plan(list(configs), list(players), games, seed, swap, chunk_size)
@@ -50,7 +50,7 @@ def run(
         plan = replace(plan, per_game_cards=True)
     report = _print_progress if progress else None
     compile_first(plan, _print_compiling if progress else lambda what: None)
-    execute(plan, Path(out), workers, overwrite=overwrite, progress=report)
+    execute(plan, Path(out), RunOptions(workers, overwrite=overwrite), progress=report)
     return open_run(out)
 
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from sim.cli import app
 from sim.runner.dask_backend import ClusterError
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 from sim.store import layout
 from sim.store.verify import check_folder, counted_parts, file_digest
 
@@ -33,7 +33,7 @@ def plan():
 
 def play(out: Path, warnings: list[str] | None = None):
     warn = [].append if warnings is None else warnings.append
-    return execute(plan(), out, workers=1, warn=warn)
+    return execute(plan(), out, RunOptions(workers=1), warn=warn)
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +198,7 @@ def test_a_full_disk_while_playing_marks_the_manifest_failed(tmp_path, monkeypat
     out = tmp_path / "full"
     cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
     with cluster, Client(cluster) as client, pytest.raises(ClusterError) as caught:
-        execute(plan(), out, backend="dask", scheduler=client)
+        execute(plan(), out, RunOptions(backend="dask", scheduler=client))
     manifest = layout.read_manifest(out)
     assert manifest["status"] == "failed" and "No space left on device" in manifest["error"]
     assert str(caught.value).startswith("cannot write chunk c000-")

@@ -7,7 +7,7 @@ import pytest
 
 from sim.players.specs import PlayerError, cpu_level, parse_players, split_top_level
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 
 
 def test_specs_with_parameters_split_at_top_level_commas():
@@ -41,7 +41,7 @@ def test_cpu_level_comes_from_the_spec_or_the_config():
 
 def test_runs_against_the_cpu_are_unswapped_and_the_cpu_sits_second(tmp_path):
     plan = make_plan(["base"], ["random,cpu(level=2)", "random,random"], 200, 5, True, 100)
-    out = execute(plan, tmp_path / "solo", workers=1).out
+    out = execute(plan, tmp_path / "solo", RunOptions(workers=1)).out
     games = pl.read_parquet(out / "games" / "*.parquet").with_columns(
         pl.col(pl.Categorical).cast(pl.String)
     )

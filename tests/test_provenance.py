@@ -9,7 +9,7 @@ import pytest
 
 from sim.runner import provenance
 from sim.runner.plan import make_plan
-from sim.runner.run import RunError, execute
+from sim.runner.run import RunError, RunOptions, execute
 from sim.runner.worker import ChunkError, Task, play_chunk
 
 EXAMPLE = Path(__file__).parents[1] / "strategies" / "examples" / "high_lines.py"
@@ -79,10 +79,10 @@ def small(games=200, players=("random,random",)):
 
 def test_a_run_is_not_continued_by_changed_sim_code(tmp_path, monkeypatch):
     out = tmp_path / "r"
-    execute(small(), out, workers=1)
+    execute(small(), out, RunOptions(workers=1))
     monkeypatch.setattr("sim.runner.plan.source_hash", lambda: "another-build")
     with pytest.raises(RunError, match="sim's code has changed since it was played"):
-        execute(small(), out, workers=1)
+        execute(small(), out, RunOptions(workers=1))
 
 
 def test_a_run_is_not_continued_by_a_changed_strategy_file(tmp_path):
@@ -90,11 +90,11 @@ def test_a_run_is_not_continued_by_a_changed_strategy_file(tmp_path):
     shutil.copy(EXAMPLE, path)
     plan = small(games=20, players=[f"{path}:HighLines,random"])
     out = tmp_path / "r"
-    execute(plan, out, workers=1)
+    execute(plan, out, RunOptions(workers=1))
     path.write_text(EXAMPLE.read_text() + "\n# tuned\n")
     changed = small(games=20, players=[f"{path}:HighLines,random"])
     with pytest.raises(RunError, match=r"strategy .*mine.py:HighLines has changed"):
-        execute(changed, out, workers=1)
+        execute(changed, out, RunOptions(workers=1))
 
 
 def test_a_worker_with_other_sim_code_refuses_its_chunk(tmp_path):

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from reports.compare import compare_runs
 from sim.cli import app
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 from sim.store.folder import open_run
 
 WIDE = {"COLUMNS": "250"}
@@ -239,10 +239,10 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     )
     for name, config, seed in runs:
         plan = make_plan([config], ["random,random"], 2000, seed, True, 1000)
-        out[name] = execute(plan, root / name, workers=1).out
+        out[name] = execute(plan, root / name, RunOptions(workers=1)).out
     for name, swap, chunk in (("no_swap", False, 1000), ("chunks_of_500", True, 500)):
         plan = make_plan(["base"], ["random,random"], 2000, 11, swap, chunk)
-        out[name] = execute(plan, root / name, workers=1).out
+        out[name] = execute(plan, root / name, RunOptions(workers=1)).out
     flipped = root / "flipped"  # same1 with every tenth first-seat win turned into a loss
     shutil.copytree(out["same1"], flipped)
     for part in (flipped / "games").glob("*.parquet"):

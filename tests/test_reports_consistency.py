@@ -13,7 +13,7 @@ from reports.html import build_report, load_run
 from reports.summary import summarize
 from reports.text import rate_text
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 from sim.store.folder import open_run
 
 MATCHUPS = ["greedy,random", "greedy,greedy", "random,random"]
@@ -24,7 +24,7 @@ def run(request, tmp_path_factory) -> Path:
     """A run of three match-ups in chunks of 300 (many chunks per cell), swapped or not."""
     folder = tmp_path_factory.mktemp("agree") / "r"
     plan = make_plan(["base"], MATCHUPS, 1200, 21, request.param, 300)
-    return execute(plan, folder, workers=1).out
+    return execute(plan, folder, RunOptions(workers=1)).out
 
 
 def summaries(run: Path) -> dict:

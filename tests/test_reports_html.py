@@ -29,7 +29,7 @@ from reports.html import (
 from reports.stats import Difference
 from sim.cli import app
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 from sim.stats import Estimate
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -41,7 +41,7 @@ CHROMIUM_FLAGS = [
 
 def make_run(folder: Path, games: int, configs=("base",)) -> Path:
     plan = make_plan(list(configs), ["random,random"], games, 1, True, 1000, per_game_cards=True)
-    return execute(plan, folder, workers=1).out
+    return execute(plan, folder, RunOptions(workers=1)).out
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from reports.sprt import (
 from sim.cli import app
 from sim.model.config import load
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 
 F, S, D = 0, 1, 2  # engine winner codes: first seat, second seat, draw
 QUARTERS = np.arange(5) / 4  # pair score / 2
@@ -220,7 +220,11 @@ def test_error_rates_at_the_hypotheses_stay_near_alpha_and_beta() -> None:
 
 def test_pair_scores_from_the_runner_table_match_the_engine_batches(tmp_path) -> None:
     """Seeds are derived as `sim run` derives them, so its games table scores the same."""
-    out = execute(make_plan(["base"], ["random,random"], 2000, 1, True, 1000), tmp_path / "r", 1)
+    out = execute(
+        make_plan(["base"], ["random,random"], 2000, 1, True, 1000),
+        tmp_path / "r",
+        RunOptions(workers=1),
+    )
     games = pl.read_parquet(out.out / "games" / "*.parquet").sort("game")
     from_table = pair_scores(games["winner"].cast(pl.String).to_list())
     settings = SprtSettings(0, 20, batch=1000, max_games=2000)

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from reports.summary import Mean, Proportion, read_cards, summarize
 from sim.cli import app
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 from sim.store.folder import open_run
 
 WIDE = {"COLUMNS": "250"}
@@ -242,7 +242,7 @@ def test_summary_says_when_a_run_is_unfinished(tmp_path):
 def real_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("runs") / "base"
     plan = make_plan(["base", "101"], ["random,random"], 2000, 5, True, 1000)
-    return execute(plan, out, workers=1).out
+    return execute(plan, out, RunOptions(workers=1)).out
 
 
 def test_summary_of_a_real_run_agrees_with_its_tables(real_run):
@@ -324,7 +324,7 @@ def test_deterministic_self_play_counts_each_replayed_pair_once(tmp_path):
     """greedy plays itself: a pair's second game replays the first, so the first-seat
     interval is exactly Wilson's over the pairs (k/2 of them won by the first seat)."""
     plan = make_plan(["base"], ["greedy,greedy"], 400, 3, True, 200)
-    out = execute(plan, tmp_path / "gg", workers=1).out
+    out = execute(plan, tmp_path / "gg", RunOptions(workers=1)).out
     games = pl.read_parquet(out / "games" / "*.parquet")
     wins = int((games["winner"] == "first").sum())
     assert wins % 2 == 0  # every pair is one game twice
@@ -345,7 +345,7 @@ def test_part_by_part_tallies_equal_the_whole_tables(tmp_path, swap):
     from reports.tally import part_tallies, tallies
 
     plan = make_plan(["base", "101"], ["greedy,random"], 600, 4, swap, 200)
-    out = execute(plan, tmp_path / "r", workers=1).out
+    out = execute(plan, tmp_path / "r", RunOptions(workers=1)).out
     parts = sorted((out / "games").glob("*.parquet"))
     winner = pl.col("winner")
     quantities = {
@@ -375,7 +375,7 @@ def test_part_tallies_of_other_layouts_equal_the_whole_tables(tmp_path, layout):
     from reports.tally import part_tallies, tallies
 
     plan = make_plan(["base", "101"], ["greedy,random"], 400, 4, True, 200)
-    out = execute(plan, tmp_path / "r", workers=1).out
+    out = execute(plan, tmp_path / "r", RunOptions(workers=1)).out
     frames = [pl.read_parquet(p) for p in sorted((out / "games").glob("*.parquet"))]
     if layout == "strings":
         frames = [f.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String)) for f in frames]

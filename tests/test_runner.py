@@ -26,7 +26,7 @@ from sim.play.batch import play_matchup
 from sim.runner.dask_backend import ClusterError
 from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
-from sim.runner.run import RunError, execute, part_schemas
+from sim.runner.run import RunError, RunOptions, execute, part_schemas
 from sim.runner.worker import ChunkError, Task, play_chunk
 from sim.store import layout
 from sim.store.seeds import cell_key, game_seeds
@@ -56,15 +56,17 @@ def small_plan(**kw):
 
 
 def test_results_do_not_depend_on_workers_or_chunks(tmp_path):
-    one = execute(small_plan(chunk_size=1200), tmp_path / "one", workers=1).out
-    many = execute(small_plan(chunk_size=250), tmp_path / "many", workers=2).out
+    one = execute(small_plan(chunk_size=1200), tmp_path / "one", RunOptions(workers=1)).out
+    many = execute(small_plan(chunk_size=250), tmp_path / "many", RunOptions(workers=2)).out
     for name in ("games", "card_tallies"):
         assert table(one, name).equals(table(many, name))
     assert len(list((many / "games").glob("*.parquet"))) > len(list((one / "games").glob("*")))
 
 
 def test_games_table_has_the_promised_columns_and_compact_types(tmp_path):
-    out = execute(small_plan(configs=["base"], games=400), tmp_path / "r", workers=1).out
+    out = execute(
+        small_plan(configs=["base"], games=400), tmp_path / "r", RunOptions(workers=1)
+    ).out
     games = pl.read_parquet(out / "games" / "*.parquet")
     assert set(GAME_COLUMNS) <= set(games.columns) and "seed" not in games.columns
     assert games.height == 400
@@ -101,7 +103,7 @@ def pair_wilson(games: pl.DataFrame, event: pl.Expr) -> tuple[float, float]:
 
 
 def test_winrates_match_the_games_table(tmp_path):
-    out = execute(small_plan(), tmp_path / "r", workers=1).out
+    out = execute(small_plan(), tmp_path / "r", RunOptions(workers=1)).out
     games = table(out, "games")
     rates = pl.read_parquet(out / "winrates.parquet")
     for row in rates.iter_rows(named=True):
@@ -120,7 +122,7 @@ def test_winrates_match_the_games_table(tmp_path):
 
 
 def test_tiebreaks_count_outcomes_lines_and_end_reasons(tmp_path):
-    out = execute(small_plan(configs=["base"]), tmp_path / "r", workers=1).out
+    out = execute(small_plan(configs=["base"]), tmp_path / "r", RunOptions(workers=1)).out
     games = table(out, "games")
     tb = pl.read_parquet(out / "tiebreaks.parquet")
     outcomes = tb.filter(pl.col("category") == "outcome")
@@ -138,7 +140,7 @@ def test_tiebreaks_count_outcomes_lines_and_end_reasons(tmp_path):
 
 def test_manifest_records_what_reproduces_the_run(tmp_path):
     plan = small_plan()
-    out = execute(plan, tmp_path / "r", workers=1).out
+    out = execute(plan, tmp_path / "r", RunOptions(workers=1)).out
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["master_seed"] == 7
     assert manifest["params"] == plan.params() and manifest["run_id"] == plan.run_id
@@ -148,13 +150,13 @@ def test_manifest_records_what_reproduces_the_run(tmp_path):
 
 def test_rerun_continues_and_ends_with_the_same_tables(tmp_path):
     plan = small_plan(chunk_size=200)
-    full = execute(plan, tmp_path / "full", workers=1).out
+    full = execute(plan, tmp_path / "full", RunOptions(workers=1)).out
     part = tmp_path / "part"
-    execute(plan, part, workers=1)
+    execute(plan, part, RunOptions(workers=1))
     for victim in sorted((part / "card_tallies").glob("*.parquet"))[::3]:
         victim.unlink()  # as if those chunks never finished
     (part / "winrates.parquet").unlink()
-    again = execute(plan, part, workers=1)
+    again = execute(plan, part, RunOptions(workers=1))
     assert 0 < again.played < again.played + again.skipped
     for name in ("games", "card_tallies"):
         assert table(part, name).equals(table(full, name))
@@ -165,10 +167,10 @@ def test_rerun_continues_and_ends_with_the_same_tables(tmp_path):
 
 def test_a_different_run_in_the_same_folder_is_refused(tmp_path):
     out = tmp_path / "r"
-    execute(small_plan(games=200), out, workers=1)
+    execute(small_plan(games=200), out, RunOptions(workers=1))
     with pytest.raises(RunError, match="different run"):
-        execute(small_plan(games=400), out, workers=1)
-    execute(small_plan(games=400), out, workers=1, overwrite=True)
+        execute(small_plan(games=400), out, RunOptions(workers=1))
+    execute(small_plan(games=400), out, RunOptions(workers=1, overwrite=True))
     assert pl.read_parquet(out / "games" / "*.parquet").height == 800
 
 
@@ -176,7 +178,7 @@ def test_an_unwritable_folder_gives_one_clear_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with pytest.raises(RunError, match="cannot write"):
-        execute(small_plan(games=200), blocker / "out", workers=1)
+        execute(small_plan(games=200), blocker / "out", RunOptions(workers=1))
 
 
 def test_bad_plans_are_refused():
@@ -282,11 +284,13 @@ def test_interrupting_a_run_keeps_finished_chunks_and_the_same_command_continues
 
 def test_dask_backend_gives_the_same_tables_as_local(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
-    local = execute(small_plan(chunk_size=300), tmp_path / "local", workers=1).out
+    local = execute(small_plan(chunk_size=300), tmp_path / "local", RunOptions(workers=1)).out
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
     with cluster, distributed.Client(cluster) as client:
         remote = execute(
-            small_plan(chunk_size=300), tmp_path / "dask", backend="dask", scheduler=client
+            small_plan(chunk_size=300),
+            tmp_path / "dask",
+            RunOptions(backend="dask", scheduler=client),
         ).out
     for name in ("games", "card_tallies"):
         assert table(local, name).equals(table(remote, name))
@@ -294,7 +298,7 @@ def test_dask_backend_gives_the_same_tables_as_local(tmp_path):
 
 def test_per_game_cards_are_one_row_per_game_and_seat(tmp_path):
     plan = small_plan(configs=["base"], games=200, per_game_cards=True)
-    out = execute(plan, tmp_path / "r", workers=1).out
+    out = execute(plan, tmp_path / "r", RunOptions(workers=1)).out
     cards = table(out, "cards")
     assert cards.height == 200 * 2
     assert (cards["SAV_played"] <= cards["SAV_drawn"]).all()
@@ -305,7 +309,9 @@ def test_per_game_cards_are_one_row_per_game_and_seat(tmp_path):
 
 
 def test_the_runs_tables_hold_no_per_game_cards_unless_asked(tmp_path):
-    out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+    out = execute(
+        small_plan(configs=["base"], games=200), tmp_path / "r", RunOptions(workers=1)
+    ).out
     assert not (out / "cards").exists()
     assert len(list((out / "card_tallies").glob("*.parquet"))) == 1
 
@@ -313,7 +319,7 @@ def test_the_runs_tables_hold_no_per_game_cards_unless_asked(tmp_path):
 def test_the_cards_table_holds_the_engine_counts(tmp_path):
     """One row per game and seat, plain small integers on disk."""
     plan = small_plan(configs=["101"], games=40, per_game_cards=True)
-    out = execute(plan, tmp_path / "r", workers=1).out
+    out = execute(plan, tmp_path / "r", RunOptions(workers=1)).out
     stored = pl.read_parquet(out / "cards" / "*.parquet")
     config = load("101")
     assert stored.height == 40 * 2
@@ -350,7 +356,7 @@ def test_card_tallies_are_the_per_game_cards_counted_by_unit(tmp_path, players, 
         configs=["base"], players=[players], games=300, chunk_size=100, swap=swap,
         per_game_cards=True,
     )  # fmt: skip
-    out = execute(plan, tmp_path / "r", workers=1).out
+    out = execute(plan, tmp_path / "r", RunOptions(workers=1)).out
     kinds = [NAMES[k] for k in np.unique(load("base").kinds())]
     expected = reference_tallies(table(out, "games"), long_cards(table(out, "cards"), kinds))
     stored = table(out, "card_tallies")
@@ -399,7 +405,7 @@ def test_a_failing_chunk_on_dask_is_one_clear_error(tmp_path):
     no_class_name = r"(?s)^(?!ChunkError).*no idea what to do.*game seed"
     failure = pytest.raises(ClusterError, match=no_class_name)
     with cluster, distributed.Client(cluster) as client, failure:
-        execute(plan, tmp_path / "dask", backend="dask", scheduler=client)
+        execute(plan, tmp_path / "dask", RunOptions(backend="dask", scheduler=client))
 
 
 def test_a_full_disk_is_one_clear_error_and_leaves_no_half_part(tmp_path, monkeypatch):
@@ -438,7 +444,9 @@ def test_files_get_the_permissions_of_the_umask(tmp_path):
     old = os.umask(0o027)
     layout._umask.cache_clear()
     try:
-        out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+        out = execute(
+            small_plan(configs=["base"], games=200), tmp_path / "r", RunOptions(workers=1)
+        ).out
     finally:
         os.umask(old)
         layout._umask.cache_clear()
@@ -451,7 +459,9 @@ def test_the_manifest_records_the_library_versions(tmp_path):
     import numpy
     import polars
 
-    out = execute(small_plan(configs=["base"], games=200), tmp_path / "r", workers=1).out
+    out = execute(
+        small_plan(configs=["base"], games=200), tmp_path / "r", RunOptions(workers=1)
+    ).out
     libraries = json.loads((out / "manifest.json").read_text())["libraries"]
     assert libraries["numpy"] == numpy.__version__ and libraries["polars"] == polars.__version__
     assert set(libraries) == {"numpy", "numba", "polars", "pyarrow", "scipy", "zstandard"}

@@ -22,7 +22,7 @@ from sim.model.config import load
 from sim.play.batch import play_matchup
 from sim.players.specs import cpu_level
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 from sim.store.folder import RunFolderError, open_run
 from sim.store.seeds import SCHEME, cell_key, game_seeds, played_seeds
 
@@ -58,7 +58,7 @@ def test_played_seeds_share_one_per_pair_when_swapping():
 
 def _run(tmp_path: Path, name: str, players: str, swap: bool = True, seed: int = 3) -> Path:
     plan = make_plan(["base"], [players], 240, seed, swap, 100)
-    return execute(plan, tmp_path / name, workers=1).out
+    return execute(plan, tmp_path / name, RunOptions(workers=1)).out
 
 
 def _replayed(games: pl.DataFrame, players: str) -> np.ndarray:

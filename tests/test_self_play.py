@@ -12,7 +12,7 @@ from sim.engine import game as eg
 from sim.model.config import load
 from sim.play.batch import play_matchup
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 from sim.runner.worker import replays
 from sim.store.seeds import cell_key, game_seeds
 
@@ -27,7 +27,7 @@ def test_only_deterministic_built_ins_against_themselves_skip_the_replay():
 def test_recorded_replays_equal_played_games(tmp_path, strategy):
     matchup = f"{strategy},{strategy}"
     plan = make_plan(["base"], [matchup], 600, 5, True, 200, per_game_cards=True)
-    out = execute(plan, tmp_path / "r", workers=1).out
+    out = execute(plan, tmp_path / "r", RunOptions(workers=1)).out
     games = open_run(out).games.collect().sort("game")  # seeds derived from the manifest
     seeds = game_seeds(cell_key(5, matchup), 0, 300).repeat(2)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), 300)

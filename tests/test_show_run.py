@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from sim.cli import app
 from sim.runner.plan import make_plan
-from sim.runner.run import execute
+from sim.runner.run import RunOptions, execute
 from sim.store.seeds import cell_key
 
 WIDE = {"COLUMNS": "200"}
@@ -31,7 +31,7 @@ def folder(tmp_path_factory) -> Path:
     config = root / "mine.toml"
     config.write_text('description = "base, for editing"\nextends = "base"\n')
     plan = make_plan([str(config)], ["greedy,random", "random,random"], 40, 5, True, 20)
-    return execute(plan, root / "run", workers=1).out
+    return execute(plan, root / "run", RunOptions(workers=1)).out
 
 
 def _recorded(folder: Path, matchup: str, game: int) -> dict:

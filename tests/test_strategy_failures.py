@@ -306,10 +306,10 @@ def test_on_dask_threads_a_strategys_system_exit_is_one_clear_error(tmp_path):
 
     from sim.runner.dask_backend import ClusterError
     from sim.runner.plan import make_plan
-    from sim.runner.run import execute
+    from sim.runner.run import RunOptions, execute
 
     plan = make_plan(["base"], [f"{spec('Exits')},random"], 4, 1)
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
     failure = pytest.raises(ClusterError, match=r"(?s)raised SystemExit: 3.*where: .*sys.exit")
     with cluster, distributed.Client(cluster) as client, failure:
-        execute(plan, tmp_path / "dask", backend="dask", scheduler=client)
+        execute(plan, tmp_path / "dask", RunOptions(backend="dask", scheduler=client))

@@ -23,6 +23,7 @@ from reports.verdict import pairs_needed
 from sim.cli import app
 from sim.engine.cards import AXIS_H, AXIS_V, BLANK, PRINT
 from sim.model.config import load as load_config
+from sim.runner.run import RunOptions
 from sim.tune import candidate, metrics, objective, space, study, table
 from sim.tune.metrics import Value
 from sim.tune.space import Target
@@ -125,8 +126,8 @@ def test_an_interrupted_study_continues_as_if_uninterrupted(
     real = objective.runner_for
     calls = []
 
-    def interrupting(workers, backend, scheduler):
-        run = real(workers, backend, scheduler)
+    def interrupting(options):
+        run = real(options)
 
         def play(*args) -> None:
             calls.append(args)
@@ -289,7 +290,7 @@ def test_metrics_agree_with_the_runners_own_tables(tmp_path: Path) -> None:
     """metrics.py (games table, reports/tally.py) against winrates/tiebreaks.parquet, which
     the runner's workers count apart from it."""
     run = tmp_path / "run"
-    objective.runner_for(None, "local", None)(Path("base"), ("greedy,random",), 200, 11, run)
+    objective.runner_for(RunOptions())(Path("base"), ("greedy,random",), 200, 11, run)
     got = objective.measured(metrics.tallies(run))
     wins = pl.read_parquet(run / "winrates.parquet").row(0, named=True)
     first = (wins["first_wins"] + wins["draws"] / 2) / wins["games"] * 100 - 50

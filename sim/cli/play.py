@@ -147,9 +147,10 @@ def run(
     Rerun the same command after an interruption to continue where it stopped.
     """
     from sim.players.guard import timeout
-    from sim.runner.run import RunError
+    from sim.runner.run import RunError, RunOptions
 
     check_backend(backend, scheduler)
+    options = RunOptions(workers, backend, scheduler, overwrite)
     the_plan = _plan(plan, config, players, games, seed, not no_swap, chunk_size)
     if per_game_cards:
         the_plan = dataclasses.replace(the_plan, per_game_cards=True)
@@ -161,8 +162,7 @@ def run(
     _compile_first(the_plan, quiet)
     try:
         with timeout(decision_timeout):  # the workers, started inside, inherit it
-            args = (the_plan, out, workers, backend, scheduler, overwrite, quiet)
-            result = _run_with_progress(*args)
+            result = _run_with_progress(the_plan, out, options, quiet)
     except KeyboardInterrupt:
         typer.echo(
             f"interrupted; finished chunks are kept in {out}. "
@@ -254,11 +254,12 @@ def _compile_first(plan, quiet: bool) -> None:
     compile_first(plan, note)
 
 
-def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet):
+def _run_with_progress(plan, out: Path, options, quiet: bool):
+    """execute, with a progress bar on stderr unless quiet."""
     from sim.runner.run import execute
 
     if quiet:
-        return execute(plan, out, workers, backend, scheduler, overwrite)
+        return execute(plan, out, options)
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -290,7 +291,7 @@ def _run_with_progress(plan, out, workers, backend, scheduler, overwrite, quiet)
             rate = f"{(done - start['done']) / elapsed:,.0f}" if elapsed > 0 else "-"
             bar.update(task, completed=done, rate=rate)
 
-        return execute(plan, out, workers, backend, scheduler, overwrite, progress=update)
+        return execute(plan, out, options, progress=update)
 
 
 def solo(

@@ -270,7 +270,7 @@ def _play(
     """Run each config into its own folder under out; progress goes to stderr."""
     from sim.runner.local import WorkerFailed
     from sim.runner.plan import PlanError, make_plan
-    from sim.runner.run import RunError, execute
+    from sim.runner.run import RunError, RunOptions, execute
 
     try:
         plans = [
@@ -292,7 +292,7 @@ def _play(
             f"playing {plan.configs[0].name}: {plan.total_games:,} games into {folder}", err=True
         )
         try:
-            execute(plan, folder, workers, overwrite=overwrite)
+            execute(plan, folder, RunOptions(workers, overwrite=overwrite))
         except (RunError, WorkerFailed) as exc:
             _fail(str(exc))
     return folders[0], folders[1]

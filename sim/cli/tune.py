@@ -43,9 +43,10 @@ def tune(
     `sim tune DIR --show` prints its front again, playing nothing.
     """
     from sim.cli.common import check_backend, checked_seed, fail, usage
+    from sim.runner.run import RunOptions
 
     if importlib.util.find_spec("optuna") is None:
-        fail("sim tune needs optuna: pip install -e '.[tune]'")
+        fail("sim tune needs optuna, which `pip install -e .` installs; reinstall sim")
     if show:
         return _show(space)
     if out is None or trials is None:
@@ -54,7 +55,7 @@ def tune(
     check_backend(backend, scheduler)
     loaded = _space(space)
     _check_state(out, loaded, seed, storage)
-    _tune(loaded, out, trials, seed, storage, workers, backend, scheduler)
+    _tune(loaded, out, trials, seed, storage, RunOptions(workers, backend, scheduler))
 
 
 def _space(path: Path):
@@ -89,7 +90,7 @@ def _check_state(out: Path, space, seed: int, storage: str | None) -> None:
     path.write_text(json.dumps(state, indent=1) + "\n")
 
 
-def _tune(space, out, trials, seed, storage, workers, backend, scheduler) -> None:
+def _tune(space, out: Path, trials, seed: int, storage, options) -> None:
     from sim.cli.common import fail
     from sim.model.config import ConfigError
     from sim.runner.plan import PlanError
@@ -98,7 +99,7 @@ def _tune(space, out, trials, seed, storage, workers, backend, scheduler) -> Non
     from sim.tune import objective
     from sim.tune.study import StudyError
 
-    runner = objective.runner_for(workers, backend, scheduler)
+    runner = objective.runner_for(options)
     started = time.perf_counter()
     try:
         with lock.hold(out):

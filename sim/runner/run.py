@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sim.runner.plan import RunPlan
 from sim.runner.provenance import sim_version
@@ -38,13 +39,23 @@ class RunResult:
     seconds: float
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is carried out, never what it plays (results depend only on the plan):
+    worker processes (None: every core), the backend (local or dask) and the Dask
+    scheduler (an address, or a Client in tests), and whether a different run already in
+    the folder may be replaced."""
+
+    workers: int | None = None
+    backend: str = "local"
+    scheduler: Any = None
+    overwrite: bool = False
+
+
 def execute(
     plan: RunPlan,
     out: Path,
-    workers: int | None = None,
-    backend: str = "local",
-    scheduler=None,
-    overwrite: bool = False,
+    options: RunOptions = RunOptions(),
     progress: Callable[[int, int], None] | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> RunResult:
@@ -57,13 +68,13 @@ def execute(
             raise RunError(str(exc)) from None
         except OSError as exc:
             raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from None
-        return _locked(plan, out, workers, backend, scheduler, overwrite, progress, warn)
+        return _locked(plan, out, options, progress, warn)
 
 
-def _locked(plan, out, workers, backend, scheduler, overwrite, progress, warn) -> RunResult:
+def _locked(plan, out, options: RunOptions, progress, warn) -> RunResult:
     """execute, once the folder is ours: the manifest says `failed` and why if it stops."""
     started = time.perf_counter()
-    manifest = _prepare(plan, out, overwrite, warn or _warn_on_stderr)
+    manifest = _prepare(plan, out, options.overwrite, warn or _warn_on_stderr)
     chunks = plan.chunks()
     todo = [c for c in chunks if manifest["chunks"][c.name]["status"] != "done"]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
@@ -91,7 +102,7 @@ def _locked(plan, out, workers, backend, scheduler, overwrite, progress, warn) -
 
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        _dispatch(tasks, len(todo), backend, workers, scheduler, on_done)
+        _dispatch(tasks, len(todo), options, on_done)
         _finish(manifest, out, chunks, counts)
     except KeyboardInterrupt:
         _stopped(manifest, out, "interrupted")
@@ -200,21 +211,21 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _dispatch(tasks, count: int, backend, workers, scheduler, on_done) -> None:
-    """Play the `count` tasks on the backend."""
-    if backend == "local":
+def _dispatch(tasks, count: int, options: RunOptions, on_done) -> None:
+    """Play the `count` tasks on the options' backend."""
+    if options.backend == "local":
         from sim.runner.local import run_local
 
         if count:
-            run_local(tasks, min(workers or os.cpu_count() or 1, count), on_done)
-    elif backend == "dask":
+            run_local(tasks, min(options.workers or os.cpu_count() or 1, count), on_done)
+    elif options.backend == "dask":
         from sim.runner.dask_backend import run_dask
 
-        if scheduler is None:
+        if options.scheduler is None:
             raise RunError("--backend dask needs --scheduler tcp://HOST:PORT")
-        run_dask(tasks, scheduler, on_done)
+        run_dask(tasks, options.scheduler, on_done)
     else:
-        raise RunError(f"unknown backend {backend!r}; available: local, dask")
+        raise RunError(f"unknown backend {options.backend!r}; available: local, dask")
 
 
 def _prepare(plan: RunPlan, out: Path, overwrite: bool, warn: Callable[[str], None]) -> dict:

@@ -15,11 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sim.tune import candidate, metrics
 from sim.tune.space import Space, Target
+
+if TYPE_CHECKING:
+    from sim.runner.run import RunOptions
 
 Runner = Callable[[Path, tuple[str, ...], int, int, Path], None]
 """runner(config_path, matchups, pairs, master_seed, out): play a run folder to completion."""
@@ -105,7 +109,7 @@ def clear_miss(space: Space, evaluation: Evaluation) -> bool:
 CHUNKS_PER_CELL = 4  # from the games alone, so a rerun on another machine continues the run
 
 
-def runner_for(workers: int | None, backend: str, scheduler: str | None) -> Runner:
+def runner_for(options: RunOptions) -> Runner:
     """A Runner that plays through sim's batch runner (all cores, or a Dask cluster)."""
     from sim.runner.plan import make_plan
     from sim.runner.run import execute
@@ -114,6 +118,6 @@ def runner_for(workers: int | None, backend: str, scheduler: str | None) -> Runn
         games = 2 * pairs
         chunk = max(2, -(-games // CHUNKS_PER_CELL))
         plan = make_plan([str(config)], list(matchups), games, seed, chunk_size=chunk)
-        execute(plan, out, workers, backend, scheduler)
+        execute(plan, out, options)
 
     return run
