@@ -15,8 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from sim.store.folder import RunFolder
 
 GUARD = 'if __name__ == "__main__":'
 
@@ -127,7 +131,7 @@ class RunView:
     """A run folder's tables as polars LazyFrames (text as strings; only verified parts),
     and the summaries `sim summary` prints as DataFrames."""
 
-    folder: object  # reports.summary.RunFolder
+    folder: RunFolder
 
     @property
     def path(self) -> Path:
@@ -141,7 +145,9 @@ class RunView:
     def games(self) -> pl.LazyFrame:
         """One row per game, with the `seed` it was dealt (UInt64): the parts do not store
         it, so it is derived from the manifest (sim.store.seeding), as the workers derived it."""
-        return _plain(self.folder.seeded())
+        from sim.store.folder import plain
+
+        return plain(self.folder.seeded())
 
     @property
     def winrates(self) -> pl.LazyFrame:
@@ -156,18 +162,12 @@ class RunView:
     @property
     def cards(self) -> pl.LazyFrame:
         """The card tallies, a few rows per chunk, side and kind (see the README)."""
-        return _plain(pl.scan_parquet(self._parts("card_tallies")))
+        return self.folder.table("card_tallies")
 
     @property
     def per_game_cards(self) -> pl.LazyFrame | None:
         """One row per game and seat, when the run was played with per_game_cards."""
-        parts = self._parts("cards")
-        return _plain(pl.scan_parquet(parts)) if parts else None
-
-    def _parts(self, table: str) -> list[Path]:
-        from sim.store import verify
-
-        return verify.counted_parts(self.path, table)
+        return self.folder.table("cards")
 
     @cached_property
     def _summaries(self) -> list:
@@ -233,10 +233,3 @@ CARD_SCHEMA = {
 def _rate_row(s, table: str, name: str, p) -> tuple:
     low, high = p.interval
     return (s.config, s.matchup, table, name, float(p.k), p.n, p.rate, low, high, s.unit)
-
-
-def _plain(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """Categorical and enum columns as strings: what every reader gets, whatever polars."""
-    schema = frame.collect_schema()
-    text = [n for n, t in schema.items() if isinstance(t, pl.Categorical | pl.Enum)]
-    return frame.with_columns(pl.col(text).cast(pl.String))

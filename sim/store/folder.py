@@ -98,6 +98,12 @@ class RunFolder:
         """The verified parts of another table (e.g. card_tallies) readers may count."""
         return verify.counted_parts(self.path, table)
 
+    def table(self, name: str) -> pl.LazyFrame | None:
+        """A table's verified parts as one lazy frame, text as strings; None when the run
+        wrote none of it (e.g. the per-game cards table, written only on request)."""
+        parts = self.table_parts(name)
+        return plain(pl.scan_parquet(parts)) if parts else None
+
     @cached_property
     def height(self) -> int:
         """Games on disk (verified parts)."""
@@ -155,6 +161,13 @@ def open_run(path: Path) -> RunFolder:
     if missing:
         raise RunFolderError(f"{path}: games table lacks columns {', '.join(missing)}")
     return RunFolder(path, manifest, tuple(parts), tuple(columns))
+
+
+def plain(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Categorical and enum columns as strings: what every reader gets, whatever polars."""
+    schema = frame.collect_schema()
+    text = [n for n, t in schema.items() if isinstance(t, pl.Categorical | pl.Enum)]
+    return frame.with_columns(pl.col(text).cast(pl.String))
 
 
 def first_line(exc: BaseException) -> str:
