@@ -34,9 +34,14 @@ HERE = Path(__file__).resolve().parent.parent
 SNIPPET = """
 import sys, time
 import numpy as np
-from sim.model.config import load
-from sim.play.batch import play_batch, result_buffers
-from sim.players.specs import budgets, cpu_level, policy_codes, split_top_level
+try:
+    from sim.model.config import load
+    from sim.play.batch import play_batch, result_buffers
+    from sim.players.specs import budgets, cpu_level, policy_codes, split_top_level
+except ImportError:  # a baseline from before the layer folders
+    from sim.config import load
+    from sim.game import play_batch, result_buffers
+    from sim.players import budgets, cpu_level, policy_codes, split_top_level
 config, games = load(sys.argv[1]), int(sys.argv[2])
 a, b = split_top_level(sys.argv[3])
 level, codes, limits = cpu_level(b, config.rules.cpu_level), policy_codes(a, b), budgets(a, b)

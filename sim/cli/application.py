@@ -66,7 +66,7 @@ def _shown_type(original):
 
 def _hide_placeholders() -> None:
     """The one place sim changes typer's internals: the type column of --help (tested in
-    tests/cli/test_help.py)."""
+    tests/cli/test_cli.py)."""
     for param in (TyperOption, TyperArgument):
         if not getattr(param.display_type_rich, "sim_shown", False):
             param.display_type_rich = _shown_type(param.display_type_rich)

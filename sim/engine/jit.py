@@ -42,7 +42,7 @@ numba.config.CACHE_DIR = str(cache_folder())
 
 # numba indexes like Python: a negative index counts from the end, so every integer index
 # costs a compare and a select, on the chains of dependent loads a turn is made of. The
-# engine and the built-in players never index with a negative value (tests/test_indexes.py
+# engine and the built-in players never index with a negative value (tests/engine/test_indexes.py
 # plays every policy and config with numba's bounds checks on, which then reject one), so
 # their code is compiled without that wrap, which makes random play measurably faster.
 # Functions are told apart by their LLVM names (numba mangles module and function name),

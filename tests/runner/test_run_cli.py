@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from sim.cli import app
 
-PLAN = Path(__file__).resolve().parent.parent / "configs" / "plans" / "nightly.toml"
+PLAN = Path(__file__).resolve().parents[2] / "configs" / "plans" / "nightly.toml"
 
 
 def run(*args: str):

@@ -14,13 +14,18 @@ from pathlib import Path
 import pytest
 from conftest import SLOW_ENGINE
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 
 
 @pytest.mark.skipif(SLOW_ENGINE, reason="already running uncompiled")
 def test_rules_hold_with_the_jit_disabled():
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    files = ["test_scenarios.py", "test_invariants.py", "test_observation.py", "test_notation.py"]
+    files = [
+        "model/test_scenarios.py",
+        "engine/test_invariants.py",
+        "players/test_observation.py",
+        "model/test_notation.py",
+    ]
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
         cwd=HERE,

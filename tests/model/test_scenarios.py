@@ -10,7 +10,7 @@ from sim.engine.state import MAX_CARDS, MAX_DECK, MAX_HAND
 from sim.model import scenario
 from sim.model.notation import Card, parse_display
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 SCENARIOS = HERE / "scenarios"
 MALFORMED = SCENARIOS / "malformed"  # each file breaks RULES.md 13's format once
 LARGE = SCENARIOS / "solo_corners" / "large"  # positions that may exceed the engine's state

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from cli_failures import assert_clean_failure, assert_exit_1
-from test_seeds import splitmix64, store_seeds
+from run_folders import splitmix64, store_seeds
 from typer.testing import CliRunner
 
 from sim.cli import app

@@ -19,7 +19,7 @@ from sim.play.stepped import Context, StrategyError, fresh_state, python_turn
 from sim.players.specs import PlayerError, parse_player, seat
 from sim.strategy import GameStart, Stream
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 TEST_STRATEGIES = HERE / "strategies_for_tests.py"
 CANONICAL = "strategies/canonical_random.py:CanonicalRandom"
 BASE = cfg.load("base")

@@ -24,7 +24,7 @@ from sim.play.batch import play_matchup
 from sim.play.stepped import StrategyError
 from sim.players import guard
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 ROOT = HERE.parent
 TEST_STRATEGIES = HERE / "strategies_for_tests.py"
 BASE = cfg.load("base")

@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from hand_runs import manifest, planted, write_run
 from typer.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_board import planted  # noqa: E402
-from test_reports_summary import cli, write_run  # noqa: E402
-
-from reports.balance import closer  # noqa: E402
-
-
-def manifest(configs: list[str], games: int) -> dict:
-    return {
-        "status": "complete",
-        "params": {"swap": True},
-        "total_games": games,
-        "configs": {c: {"content": {"rules": {"lines": 5}}} for c in configs},
-    }
+from reports.balance import closer
+from sim.cli import app
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +28,7 @@ def run(tmp_path_factory) -> Path:
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli(), ["compare", *args], env={"COLUMNS": "120"})
+    return CliRunner().invoke(app, ["compare", *args], env={"COLUMNS": "120"})
 
 
 def test_two_configs_of_one_run_are_compared_paired_and_the_closer_is_named(run):
@@ -95,7 +83,7 @@ def test_unpaired_distance_change_agrees_with_its_paired_one_in_sign():
 @pytest.mark.parametrize("columns", [80, 120])
 def test_compare_tables_fit_and_cut_no_number(run, columns):
     args = (str(run), "--config", "tilted", "--config", "even")
-    result = CliRunner().invoke(cli(), ["compare", *args], env={"COLUMNS": str(columns)})
+    result = CliRunner().invoke(app, ["compare", *args], env={"COLUMNS": str(columns)})
     assert result.exit_code == 0, result.output
     assert max(len(line) for line in result.stdout.splitlines()) <= columns
     words = set(result.stdout.split())

@@ -399,7 +399,7 @@ def test_part_size_defaults_by_strategy_cost_and_stays_settable():
 
 def test_a_failing_chunk_on_dask_is_one_clear_error(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
-    raiser = Path(__file__).with_name("strategies_for_tests.py")
+    raiser = Path(__file__).resolve().parents[1] / "strategies_for_tests.py"
     plan = small_plan(configs=["base"], games=4, players=[f"{raiser}:Raiser,random"])
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False)
     no_class_name = r"(?s)^(?!ChunkError).*no idea what to do.*game seed"

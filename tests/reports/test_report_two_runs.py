@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from hand_runs import manifest, planted, write_run
+from typer.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_board import planted  # noqa: E402
-from test_compare_balance import manifest  # noqa: E402
-from test_reports_html import cli  # noqa: E402
-from test_reports_summary import write_run  # noqa: E402
+from sim.cli import app
 
 
 @pytest.fixture(scope="module")
@@ -45,3 +42,7 @@ def test_three_runs_or_a_bad_margin_are_usage_errors(runs, tmp_path):
     assert three.exit_code == 2 and "give one run folder, or two" in three.output
     margin = cli("report", str(runs[0]), "--margin", "0", "--out", str(tmp_path / "y"))
     assert margin.exit_code == 2 and "--margin" in margin.output
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})

@@ -7,15 +7,18 @@ from collections import Counter
 import numpy as np
 import pytest
 from conftest import SHIPPED
+from game_checks import locations
 from hypothesis import given
 from hypothesis import strategies as st
-from test_invariants import CONFIGS, locations
 from typer.testing import CliRunner
 
 from sim.cli import app
 from sim.engine import game as eg
+from sim.model import config as cfg
 from sim.play import batch as game
 from sim.play.batch import play_batch
+
+CONFIGS = {name: cfg.load(name) for name in SHIPPED}
 
 
 @pytest.mark.parametrize("name", SHIPPED)

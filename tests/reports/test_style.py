@@ -5,18 +5,12 @@ same words everywhere; every command's output is held to that here."""
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
+from hand_runs import manifest, planted, tiny_cards, tiny_games, write_run
 from typer.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_board import planted  # noqa: E402
-from test_compare_balance import manifest  # noqa: E402
-from test_reports_summary import tiny_cards, tiny_games, write_run  # noqa: E402
-
-from sim.cli import app  # noqa: E402
+from sim.cli import app
 
 NUMBER = r"\d{1,3}(?:,\d{3})*\.\d"
 RATE = re.compile(rf"{NUMBER}% \[{NUMBER}, {NUMBER}\]")

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from run_folders import record_edited_parts
+from run_folders import splitmix64, store_seeds
 
 import sim
 from reports.summary import summarize
@@ -25,21 +25,6 @@ from sim.runner.plan import make_plan
 from sim.runner.run import RunOptions, execute
 from sim.store.folder import RunFolderError, open_run
 from sim.store.seeds import SCHEME, cell_key, game_seeds, played_seeds
-
-MASK = 2**64 - 1
-
-
-def splitmix64(state: int, count: int) -> list[int]:
-    """Vigna's splitmix64 (prng.di.unimi.it/splitmix64.c) in Python integers: the outputs
-    after `count` steps from `state`, which the runner's game_seeds promises to give."""
-    out = []
-    for _ in range(count):
-        state = (state + 0x9E3779B97F4A7C15) & MASK
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        out.append(z ^ (z >> 31))
-    return out
 
 
 def test_game_seeds_are_the_splitmix64_stream_of_the_cell_key():
@@ -133,13 +118,3 @@ def test_parts_that_store_seeds_are_read_from_their_column(tmp_path):
     _edit_manifest(old, lambda m: m.pop("seeds"))
     games = sim.open_run(old).games.collect().sort("game")
     assert games["seed"].to_list() == [1000 * g for g in range(240)]
-
-
-def store_seeds(folder: Path, seeds) -> None:
-    """Rewrite a folder's games parts with a `seed` column (seeds(frame)), as older sims
-    wrote them, and record the edited parts as the run's own."""
-    for part in (folder / "games").glob("*.parquet"):
-        frame = pl.read_parquet(part)
-        frame.insert_column(frame.columns.index("game") + 1, seeds(frame).alias("seed"))
-        frame.write_parquet(part)
-    record_edited_parts(folder)

@@ -13,7 +13,7 @@ from sim.players import plugins
 from sim.players.specs import BUILT_IN
 
 BASE = cfg.load("base")
-TEST_STRATEGIES = Path(__file__).resolve().parent / "strategies_for_tests.py"
+TEST_STRATEGIES = Path(__file__).resolve().parents[1] / "strategies_for_tests.py"
 SMALL_BUDGETS = {"mc": "mc(rollouts=8)", "ismcts": "ismcts(iterations=16)"}
 EVERY = [
     *(SMALL_BUDGETS.get(name, name) for name in BUILT_IN if name != "cpu"),

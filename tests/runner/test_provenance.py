@@ -12,7 +12,7 @@ from sim.runner.plan import make_plan
 from sim.runner.run import RunError, RunOptions, execute
 from sim.runner.worker import ChunkError, Task, play_chunk
 
-EXAMPLE = Path(__file__).parents[1] / "strategies" / "examples" / "high_lines.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "strategies" / "examples" / "high_lines.py"
 
 
 def test_the_source_fingerprint_changes_with_any_file(tmp_path, monkeypatch):
@@ -30,7 +30,7 @@ def test_the_source_fingerprint_changes_with_any_file(tmp_path, monkeypatch):
 def test_the_source_fingerprint_covers_the_whole_sim_package():
     """Every layer's code deals, plays or records games: the engine, the game model, the
     players, the loops, the store and the runner."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     assert root / "sim" == provenance.PACKAGE
     assert root / "strategies" == provenance.BUILT_INS
 

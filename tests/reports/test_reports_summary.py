@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 import subprocess
 import sys
@@ -10,8 +9,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from card_reference import stored_tallies, write_tallies
+from card_reference import stored_tallies
 from cli_failures import assert_clean_failure
+from hand_runs import TURNS, tiny_cards, tiny_games, write_run
 from scipy import stats as sps
 from typer.testing import CliRunner
 
@@ -22,24 +22,10 @@ from sim.runner.run import RunOptions, execute
 from sim.store.folder import open_run
 
 WIDE = {"COLUMNS": "250"}
-F, S, D = "first", "second", "draw"
-
-# Eight hand-made games of greedy (A) against random (B); odd games are seat-swapped.
-WINNER = [F, F, S, D, F, S, F, S]
-OUTCOME = ["points", "tiebreak", "tiebreak", "draw", "points", "points", "tiebreak", "points"]
-TIEBREAK_LINE = [None, 30, 30, None, None, None, 40, None]
-END = ["run", "deck_out", "deck_out", "stalled", "run", "deck_out", "deck_out", "deck_out"]
-TURNS = [20, 22, 24, 26, 21, 23, 25, 27]
-LINE_10 = [F, F, S, None, F, S, F, None]
-SAVE_PLAYED = {(0, F), (1, F), (2, S), (3, F), (5, F)}  # (game, seat) that played a SAVE
-
-
-def cli():
-    return app
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli(), list(args), env=WIDE)
+    return CliRunner().invoke(app, list(args), env=WIDE)
 
 
 def table_rows(text: str) -> list[list[str]]:
@@ -49,60 +35,6 @@ def table_rows(text: str) -> list[list[str]]:
         for line in text.splitlines()
         if line.startswith("│")
     ]
-
-
-def tiny_games() -> pl.DataFrame:
-    n = len(WINNER)
-    swapped = [g % 2 == 1 for g in range(n)]
-    return pl.DataFrame(
-        {
-            "config": ["tiny"] * n,
-            "matchup": ["greedy,random"] * n,
-            "first": ["random" if s else "greedy" for s in swapped],
-            "second": ["greedy" if s else "random" for s in swapped],
-            "swapped": swapped,
-            "pair": [g // 2 for g in range(n)],
-            "game": list(range(n)),
-            "seed": [100 + g // 2 for g in range(n)],
-            "winner": WINNER,
-            "outcome": OUTCOME,
-            "tiebreak_line": pl.Series(TIEBREAK_LINE, dtype=pl.UInt8),
-            "end_reason": END,
-            "turns": pl.Series(TURNS, dtype=pl.UInt16),
-            "line_10": LINE_10,
-            **{f"line_{v}": [F] * n for v in (20, 30, 40, 50)},
-            "line_60": pl.Series([None] * n, dtype=pl.String),
-        }
-    )
-
-
-def tiny_cards() -> pl.DataFrame:
-    rows = []
-    for g in range(len(WINNER)):
-        for seat in (F, S):
-            a_seat = F if g % 2 == 0 else S
-            strategy = "greedy" if seat == a_seat else "random"
-            for kind in ("BLANK", "SAVE"):
-                played = int((g, seat) in SAVE_PLAYED) if kind == "SAVE" else 2
-                drawn = 1 if kind == "SAVE" else 3
-                rows.append(("tiny", "greedy,random", g, seat, strategy, kind, drawn, played))
-    columns = ["config", "matchup", "game", "seat", "strategy", "kind", "drawn", "played"]
-    return pl.DataFrame(rows, schema=columns, orient="row")
-
-
-def write_run(folder: Path, games: pl.DataFrame, cards=None, manifest=None) -> Path:
-    (folder / "games").mkdir(parents=True)
-    games.write_parquet(folder / "games" / "part-0.parquet")
-    if cards is not None:
-        write_tallies(folder, games, cards)
-    default = {
-        "status": "complete",
-        "params": {"swap": True},
-        "total_games": games.height,
-        "configs": {"tiny": {"content": {"rules": {"lines": 5}}}},
-    }
-    (folder / "manifest.json").write_text(json.dumps(manifest or default))
-    return folder
 
 
 @pytest.fixture

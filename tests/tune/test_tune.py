@@ -227,7 +227,7 @@ def test_verdicts_from_intervals() -> None:
     assert pairs_needed(-band.excess(0.75), 50.0) == float("inf")
 
 
-SHIPPED_SPACES = sorted((Path(__file__).parent.parent / "configs" / "tune").glob("*.toml"))
+SHIPPED_SPACES = sorted((Path(__file__).resolve().parents[2] / "configs" / "tune").glob("*.toml"))
 
 
 @pytest.mark.parametrize("path", SHIPPED_SPACES, ids=lambda p: p.name)
@@ -447,7 +447,7 @@ def test_a_shared_storage_holds_one_study_for_two_folders(reference: Path, tmp_p
 def test_a_tune_on_the_dask_backend_asks_and_measures_as_the_local_one(
     reference: Path, tmp_path: Path
 ) -> None:
-    """`--backend dask` on an in-process cluster (as tests/test_runner.py starts one): the
+    """`--backend dask` on an in-process cluster (as tests/runner/test_runner.py starts one): the
     same trials, the same measurements as the local backend's reference study."""
     distributed = pytest.importorskip("dask.distributed")
     path, out = write_space(tmp_path), tmp_path / "out"
@@ -473,7 +473,7 @@ def test_two_concurrent_processes_on_one_study_lose_no_trial(tmp_path: Path) -> 
 
     path = write_space(tmp_path)
     url = f"sqlite:///{(tmp_path / 'shared.db').resolve()}"
-    root = Path(__file__).parent.parent
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
     procs = [
         subprocess.Popen(

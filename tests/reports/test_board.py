@@ -4,49 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
+from hand_runs import planted, write_run
 from typer.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_reports_summary import cli, write_run  # noqa: E402
+from sim.cli import app
 
 LINES = (10, 20, 30, 40, 50)
-
-
-def planted(
-    config: str, matchup: str, pairs: int, p_first: float, seed: int, seats=None
-) -> pl.DataFrame:
-    """Seat-swapped pairs in which the first seat wins each game with chance p_first (no
-    draws): the first-seat advantage is planted at p_first - 50%. seats: A's and B's specs
-    when the match-up's text holds commas inside parentheses."""
-    rng = np.random.default_rng(seed)
-    n = 2 * pairs
-    first_won = rng.random(n) < p_first
-    swapped = np.arange(n) % 2 == 1
-    a, b = seats or matchup.split(",")
-    return pl.DataFrame(
-        {
-            "config": [config] * n,
-            "matchup": [matchup] * n,
-            "first": np.where(swapped, b, a),
-            "second": np.where(swapped, a, b),
-            "swapped": swapped,
-            "pair": np.arange(n) // 2,
-            "game": np.arange(n),
-            "seed": np.arange(n) // 2,
-            "winner": np.where(first_won, "first", "second"),
-            "outcome": np.where(np.arange(n) % 10 == 0, "tiebreak", "points"),
-            "tiebreak_line": pl.Series([None] * n, dtype=pl.UInt8),
-            "end_reason": ["run"] * n,
-            "turns": pl.Series(30 + np.arange(n) % 7, dtype=pl.UInt16),
-            **{f"line_{v}": ["first"] * n for v in LINES},
-        }
-    )
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +35,7 @@ def run(tmp_path_factory) -> Path:
 
 
 def invoke(columns: int, *args: str):
-    return CliRunner().invoke(cli(), ["summary", *args], env={"COLUMNS": str(columns)})
+    return CliRunner().invoke(app, ["summary", *args], env={"COLUMNS": str(columns)})
 
 
 def board_json(run: Path, *args: str) -> dict:

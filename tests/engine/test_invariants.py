@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from conftest import SHIPPED
+from game_checks import locations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,19 +18,6 @@ from sim.play import batch as game
 
 CONFIGS = {name: cfg.load(name) for name in SHIPPED}
 seeds = st.integers(0, 2**64 - 1)
-
-
-def locations(s) -> Counter:
-    """How many places hold each card id: display, hands, piles, cut pile, removed."""
-    where: Counter = Counter()
-    grid = np.asarray(s.grid[: int(s.lines)])
-    where.update(int(c) for c in grid[grid != NO_CARD])
-    for d in (0, 1):
-        where.update(int(c) for c in s.hand[d, : s.hand_len[d]])
-        where.update(int(c) for c in s.pile[d, s.pile_top[d] : s.pile_len[d]])
-    where.update(int(c) for c in s.cut[: s.cut_len])
-    where.update(int(c) for c in s.removed[: s.removed_len])
-    return where
 
 
 def saved_positions(s) -> dict[int, tuple[int, int, int]]:

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from sim.cli import app
 from sim.model.config import load
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BASE_SCENARIOS = REPO / "tests" / "scenarios" / "base"
 PRINT_CHAIN = REPO / "tests" / "scenarios" / "examples" / "print-chain.json"
 SHIPPED = ("base", "base-60", "variants", "101", "large")

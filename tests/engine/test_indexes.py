@@ -21,7 +21,7 @@ from conftest import SLOW_ENGINE
 
 import sim.engine.jit  # noqa: F401 (installs the no-wrap indexing)
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 
 
 def _probe(module: str):
@@ -104,7 +104,7 @@ def test_no_engine_index_is_negative(tmp_path):
     )
     assert games.returncode == 0 and "ok" in games.stdout, games.stderr[-3000:]
     scenarios = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_scenarios.py"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "model/test_scenarios.py"],
         cwd=HERE,
         env=env,
         capture_output=True,

@@ -225,7 +225,7 @@ def test_a_full_disk_while_writing_the_summaries_is_one_line(tmp_path, monkeypat
 
 
 def test_a_worker_failure_is_a_plain_message(tmp_path):
-    raiser = Path(__file__).with_name("strategies_for_tests.py")
+    raiser = Path(__file__).resolve().parents[1] / "strategies_for_tests.py"
     result = cli("run", "--players", f"{raiser}:Raiser,random", "--games", "4",
                  "--out", str(tmp_path / "r"), "--workers", "1", "--quiet")  # fmt: skip
     line = assert_exit_1(result)

@@ -19,7 +19,7 @@ from conftest import SLOW_ENGINE
 
 from sim.engine import jit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTE = "compiling the engine for random vs random, first run only"
 WRITER_NOTE = "compiling the run's part writer, first run only"
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from sim.cli import app
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 RULES = REPO / "docs" / "RULES.md"
 SHARED_RULES = REPO.parent / "shared" / "RULES.md"  # the designers' copy, beside the repo
 README = (REPO / "README.md").read_text()
