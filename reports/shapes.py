@@ -1,5 +1,6 @@
-"""The `--json` shapes of sprt, card-impact, solo and bench (README: JSON output), each the
-same numbers the terminal prints, before rounding: rates as fractions, NaN as null.
+"""The `--json` shapes of sprt, card-impact, solo and bench (docs/designer-guide.md, JSON
+outputs), each the same numbers the terminal prints, before rounding: rates as fractions,
+NaN as null.
 
 Every shape carries "command" and "shape" (raised only when a key changes meaning or goes).
 """

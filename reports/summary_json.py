@@ -1,4 +1,5 @@
-"""`sim summary --json`: the board and the sections as plain JSON values (README: JSON shapes).
+"""`sim summary --json`: the board and the sections as plain JSON values (docs/designer-guide.md,
+JSON outputs).
 
 Rates are fractions with their 95% interval ({"value", "low", "high"}), NaN as null; the
 numbers are the ones the terminal prints, before rounding.

@@ -161,7 +161,7 @@ class RunView:
 
     @property
     def cards(self) -> pl.LazyFrame:
-        """The card tallies, a few rows per chunk, side and kind (see the README)."""
+        """The card tallies, a few rows per chunk, side and kind (docs/scale.md, The run folder)."""
         return self.folder.table("card_tallies")
 
     @property

@@ -31,7 +31,7 @@ def strategies_list() -> None:
         table.add_row(name, params or "-", f"{description} (Python, entry point)")
     present.fit(table)
     present.console().print(table)
-    typer.echo("Your own: --players path/to/file.py:ClassName (see README).")
+    typer.echo("Your own: --players path/to/file.py:ClassName (docs/strategies.md).")
 
 
 @app.command("check")

@@ -38,7 +38,7 @@ GAMES_TYPES: dict[str, pa.DataType] = {
     "second": NAME,
     "swapped": pa.bool_(),
     "pair": pa.uint32(),
-    "game": pa.uint32(),  # no seed: readers derive it (reports/seeds.py)
+    "game": pa.uint32(),  # no seed: readers derive it (sim/store/seeding.py)
     "first_digit": pa.uint8(),
     "winner": ENUM,  # categories.WINNERS
     "outcome": ENUM,  # OUTCOMES

@@ -5,7 +5,7 @@ output at its index in that stream, computed vectorised. Nothing depends on work
 chunks or scheduling, so every backend plays the same games; and the configs of one
 run (or of two runs with the same master seed) share seeds game by game, so they can
 be compared pairwise. The games parts do not store seeds: readers derive them the same
-way from the manifest, which names this SCHEME (reports/seeds.py).
+way from the manifest, which names this SCHEME (sim/store/seeding.py).
 """
 
 from __future__ import annotations

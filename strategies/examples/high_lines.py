@@ -1,4 +1,5 @@
-"""A worked example of a designer's strategy (README: "write your own strategy in 20 lines").
+"""A worked example of a designer's strategy (docs/strategies.md, "Write your own strategy
+in 20 lines").
 
     sim run --config base --players strategies/examples/high_lines.py:HighLines,random \
         --games 2000 --out runs/high-lines

@@ -1,5 +1,7 @@
-"""What a new user reads first: docs/RULES.md in the repository, the README's commands,
-.ci/run, the extras, and help texts that cite the rules where they are."""
+"""What a new user reads first: docs/RULES.md in the repository, a short README (the quick
+start .ci/run runs, the command table, the layout), topic pages in docs/ whose links all
+resolve, no dated measurements outside docs/performance.md and CHANGELOG.md, and help texts
+that cite the rules where they are."""
 
 from __future__ import annotations
 
@@ -68,9 +70,11 @@ def test_the_readme_points_at_the_shipped_rules():
 
 
 def test_every_cited_section_exists():
-    """'docs/RULES.md 12' or '5.9' in help, README or configs names a real section."""
+    """'docs/RULES.md 12' or '5.9' in help, README, docs pages or configs names a real
+    section."""
     text = "\n".join(
         [README, *(p.read_text() for p in (REPO / "configs").glob("*.toml"))]
+        + [p.read_text(encoding="utf-8") for p in OURS]
         + [run(*path, "--help").output for path in command_paths()]
     )
     numbers = set(re.findall(r"docs/RULES\.md (?:section )?(\d+)", text))
@@ -132,12 +136,36 @@ def test_version():
     assert re.fullmatch(r"sim \S+ \(source [0-9a-f]{16}\)\n", result.output)
 
 
-# --- README commands, .ci/run and extras ----------------------------------------------
+# --- README: quick start, .ci/run and extras ------------------------------------------
+
+QUICK_START = (
+    "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/sim run --config base "
+    "--players random,random --games 1000000 --out runs/quickstart"
+)
+TEST_COMMAND = (
+    "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"
+)
+
+
+def section(text: str, heading: str) -> str:
+    """The body of a `## heading` section, up to the next `## ` heading."""
+    start = text.index(f"\n## {heading}\n") + len(heading) + 5
+    end = text.find("\n## ", start)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def test_readme_is_short():
+    assert len(README.splitlines()) <= 250
+
+
+def test_quick_start_is_exactly_two_commands():
+    """One installs and runs the main job on the shipped default config, one runs the tests."""
+    blocks = re.findall(r"```bash\n(.+?)\n```", section(README, "Quick start"), re.DOTALL)
+    assert blocks == [QUICK_START, TEST_COMMAND]
 
 
 def test_quick_start_uses_a_venv_and_installs_without_test_extras():
-    command = shell_block_after("## Quick start")
-    steps = command.split(" && ")
+    steps = shell_block_after("## Quick start").split(" && ")
     assert steps[0] == "python3 -m venv .venv"
     assert steps[1] == ".venv/bin/pip install -e ."
     assert steps[2].startswith(".venv/bin/sim run ")
@@ -162,3 +190,150 @@ def test_the_tool_installs_without_the_test_tools():
     assert "cluster" in project["optional-dependencies"]
     for extra in ("[cluster]", "[test]"):
         assert extra in README
+
+
+# --- README: the command table and the layout -----------------------------------------
+
+
+def table_commands() -> set[tuple[str, ...]]:
+    """The commands the README's table names: each `sim ...` span of its first column, as
+    the words before the first option or placeholder."""
+    named = set()
+    for row in section(README, "Commands").splitlines():
+        if not row.startswith("| `sim "):
+            continue
+        first_column = re.split(r"(?<!\\)\|", row)[1]
+        for span in re.findall(r"`sim ([^`]+)`", first_column):
+            words = []
+            for word in span.split():
+                if not re.fullmatch(r"[a-z][a-z-]*", word):
+                    break
+                words.append(word)
+            named.add(tuple(words))
+    return named
+
+
+def leaf_commands() -> set[tuple[str, ...]]:
+    groups = {path[:-1] for path in command_paths()}
+    return {path for path in command_paths() if path not in groups}
+
+
+def test_the_command_table_names_every_command_of_the_app():
+    named = table_commands()
+    assert leaf_commands() - named == set(), "commands missing from the README's table"
+    assert named - leaf_commands() == set(), "the README's table names commands the app lacks"
+
+
+def test_the_layout_lists_one_folder_a_bullet():
+    """Bullets in the form - `folder/` text, as tests/test_layers.py reads them."""
+    bullets = [line for line in section(README, "Layout").splitlines() if line.startswith("- ")]
+    assert len(bullets) >= 10
+    for bullet in bullets:
+        assert re.match(r"- `[\w/.]+/` \S", bullet) or bullet.startswith("- `tests/`, "), bullet
+    named = {bullet.split("`")[1] for bullet in bullets}
+    for folder in (
+        "sim/engine/",
+        "strategies/",
+        "reports/",
+        "sim/runner/",
+        "sim/tune/",
+        "sim/cli/",
+    ):
+        assert folder in named, folder
+
+
+# --- docs/: pages, links, references and measurements ---------------------------------
+
+PAGES = sorted((REPO / "docs").glob("*.md"))
+OURS = [REPO / "README.md", REPO / "CHANGELOG.md", *(p for p in PAGES if p != RULES)]
+TOPICS = ("designer-guide", "strategies", "scale", "tuning", "statistics", "performance", "engine")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+HEADING = re.compile(r"^#{1,6} (.+?)\s*$", re.MULTILINE)
+DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
+COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")  # hex, not a number
+COMMAND_LINE = re.compile(
+    r"^(?:\| `)?(?:python benchmarks/|sim |/usr/bin/time |NUMBA_CACHE_DIR=)", re.MULTILINE
+)
+MEASURED_AT = ("docs/performance.md", "CHANGELOG.md")  # the only homes of dated measurements
+REPO_PATH = re.compile(
+    r"`((?:sim|strategies|reports|tests|benchmarks|configs|docs)/[\w/.-]*|[\w-]+\.(?:md|toml))`"
+)
+
+
+def name(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", r"\1", heading).strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def test_the_topic_pages_exist_and_the_readme_links_each():
+    links = set(LINK.findall(README))
+    for topic in TOPICS:
+        page = REPO / "docs" / f"{topic}.md"
+        assert page.is_file(), page
+        assert f"docs/{topic}.md" in links, topic
+    assert "CHANGELOG.md" in links
+
+
+@pytest.mark.parametrize("page", OURS, ids=name)
+def test_every_relative_link_points_to_an_existing_file(page):
+    text = page.read_text(encoding="utf-8")
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):  # https:, mailto:
+            continue
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        assert file.is_file(), f"{name(page)} links to {target}, which does not exist"
+        if anchor and file.suffix == ".md":
+            anchors = {slug(h) for h in HEADING.findall(file.read_text(encoding="utf-8"))}
+            assert anchor in anchors, f"{name(page)} links to {target}: no such heading"
+
+
+@pytest.mark.parametrize("page", OURS, ids=name)
+def test_every_file_named_is_in_the_repository(page):
+    """A path in code (`tests/test_tune.py`, `CHANGELOG.md`) names a file or folder that
+    exists; sim/ paths are written in the layered layout, checked once that layout is here,
+    and a reader's own files are named my-*."""
+    layered = (REPO / "sim" / "model").is_dir()
+    for path in REPO_PATH.findall(page.read_text(encoding="utf-8")):
+        path = path.rstrip(".")
+        if path.startswith("sim/") and not layered or Path(path).name.startswith("my-"):
+            continue  # my-variant.toml and the like: a file of the reader's own
+        places = [REPO / path, page.parent / path]
+        assert any(p.exists() for p in places), f"{name(page)} names {path}, not in the repo"
+
+
+@pytest.mark.parametrize("page", OURS, ids=name)
+def test_no_dated_measurement_outside_performance_and_changelog(page):
+    if name(page) in MEASURED_AT:
+        return
+    text = page.read_text(encoding="utf-8")
+    assert not DATE.findall(text), f"{name(page)}: a date"
+    assert not COMMIT.findall(text), f"{name(page)}: a commit hash"
+    assert "load average" not in text, f"{name(page)}: a load average"
+
+
+def test_every_performance_section_says_how_to_reproduce_it():
+    """Each figure's section holds the command that measured it, in a block or a table."""
+    text = (REPO / "docs" / "performance.md").read_text(encoding="utf-8")
+    for part in text.split("\n## ")[1:]:
+        assert COMMAND_LINE.search(part), part.splitlines()[0]
+
+
+def test_the_pages_point_at_the_shipped_rules():
+    for page in OURS:
+        text = page.read_text(encoding="utf-8")
+        assert "shared/RULES.md" not in text, name(page)
+        assert not BARE_REFERENCE.findall(text.replace("](RULES.md)", "")), name(page)
+
+
+def test_the_changelog_keeps_the_unreleased_layout_change():
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert text.startswith("# Changelog")
+    unreleased = section(text, "[Unreleased]")
+    assert "### Changed" in unreleased
+    assert "layout in layers" in unreleased and "README rewritten for users" in unreleased
