@@ -10,7 +10,6 @@ the same game twice), so summary, compare, the Parquet tables and this page agre
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Sequence
@@ -39,7 +38,7 @@ from reports.verdict import DEFAULT_MARGIN, decide
 from sim.players.specs import split_top_level
 from sim.stats import Estimate, p_text
 from sim.stats import rate as rate_estimate
-from sim.store import verify
+from sim.store.folder import RunFolderError, open_run, plain
 
 MIN_SEEDS = 30
 """Fewer independent seeds than this and a section says it is too small to tell."""
@@ -65,29 +64,15 @@ class Run:
 
 
 def load_run(folder: Path) -> Run:
-    """Open a run folder; ReportError when it holds no run."""
-    if not folder.is_dir():
-        raise ReportError(f"{folder}: no such folder")
+    """Open a run folder through the one reader (sim.store.folder); ReportError when it
+    holds no run."""
     try:
-        manifest = json.loads((folder / "manifest.json").read_text())
-    except FileNotFoundError:
-        raise ReportError(f"{folder} is not a run folder (no manifest.json)") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{folder}/manifest.json cannot be read: {exc}") from exc
-    games_parts, cards_parts = (verify.counted_parts(folder, t) for t in ("games", "card_tallies"))
-    if not games_parts:
-        why = verify.unreadable(folder, "games")
-        raise ReportError(why or f"{folder} holds no games yet (games/*.parquet)")
-    games = _plain(pl.scan_parquet(games_parts))
-    cards = pl.scan_parquet(cards_parts) if cards_parts else None  # the card tallies
-    return Run(folder, manifest, games, cards, tuple(games_parts))
-
-
-def _plain(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """Categorical and enum columns as strings, so joins and comparisons are plain."""
-    schema = frame.collect_schema()
-    text = [n for n, t in schema.items() if isinstance(t, pl.Categorical | pl.Enum)]
-    return frame.with_columns(pl.col(text).cast(pl.String))
+        run = open_run(folder)
+    except RunFolderError as exc:
+        raise ReportError(str(exc)) from None
+    cards = run.table_parts("card_tallies")
+    tallies = pl.scan_parquet(cards) if cards else None  # the card tallies
+    return Run(folder, run.manifest, plain(run.scan()), tallies, run.parts)
 
 
 def write_report(folder: Path, out: Path, margin: float = DEFAULT_MARGIN) -> Path:
@@ -646,7 +631,7 @@ def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:
     """Counts of each value of column per config and match-up (grouped on the stored codes,
     text cast to strings only in the small result)."""
     counts = frame.group_by(*KEYS, column).agg(pl.len().alias("n")).collect()
-    return _plain(counts.lazy()).collect().sort(*KEYS, column)
+    return plain(counts.lazy()).collect().sort(*KEYS, column)
 
 
 def _stored(run: Run) -> pl.LazyFrame:

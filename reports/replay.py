@@ -17,7 +17,7 @@ from sim.model.notation import MARK, legend, render_card
 from sim.model.position import display_rows
 from sim.play import batch as game
 from sim.play.stepped import Context, config_ref, drive, finish_game, seated_game, seats
-from sim.players.specs import cpu_level, parse_players
+from sim.players.specs import cpu_level, parse_players, read_matchup
 
 
 def board_text(s) -> str:
@@ -118,10 +118,16 @@ class RunGame:
 RECORDED = ("turns", "score_first", "score_second")
 
 
-def print_run_game(path: Path, game: int, config, players, with_legend: bool = True) -> None:
+def print_run_game(
+    path: Path, game: int, config, players, with_legend: bool = True, trust: bool = False
+) -> None:
     """Replay and print game `game` of the run's cell (--config and --players choose it
-    when the run has several), then check the replay against the run's record."""
+    when the run has several), then check the replay against the run's record. A Python
+    strategy the run names is loaded only when the user named it (players) or trusts the
+    run (trust): a run folder from elsewhere never runs code by being read."""
     found = run_game(path, game, config, players)
+    if not trust:
+        _named_by_the_user(path, found.players, players)
     typer.echo(f"game {game} of {path} ({found.config.name} · {found.players})")
     s = print_game(found.config, found.seed, found.players, found.swapped, with_legend)
     by_digit = [int(v) for v in scores(s)]
@@ -163,6 +169,19 @@ def run_game(path: Path, game: int, config: str | None, players: str | None) -> 
     loaded = _played_config(path, run.manifest, cell[0], row["config_hash"])
     recorded = {k: int(row[k]) for k in RECORDED}
     return RunGame(loaded, cell[1], int(row["seed"]), bool(row["swapped"]), recorded)
+
+
+def _named_by_the_user(path: Path, matchup: str, players: str | None) -> None:
+    """RunGameError unless every Python strategy of the match-up was named on the command
+    line (--players, which chose this cell); built-ins run no one's code."""
+    seats = read_matchup(matchup)
+    foreign = list(dict.fromkeys(p.text for p in (seats.first, seats.second) if not p.built_in))
+    if foreign and players is None:
+        raise RunGameError(
+            f"{path} was played by {' and '.join(foreign)}: replaying it runs that Python "
+            f"code, which sim does only when you name it: add --players {matchup} "
+            "(or --trust-run)"
+        )
 
 
 def _pick_cell(path: Path, cells, config: str | None, players: str | None) -> tuple[str, str]:

@@ -118,15 +118,17 @@ REPLAY_NOTE = (
 
 
 def replays(matchup: str) -> bool:
-    """Whether the match-up is a deterministic strategy against itself (a pair's two games
-    are then one game twice); False for a spec that no longer loads."""
-    from sim.players.specs import PlayerError, deterministic, split_top_level
+    """Whether the match-up is a deterministic built-in against itself (a pair's two games
+    are then one game twice). A Python strategy's claim is not read: that would import code
+    the run folder names, which a reading command never runs."""
+    from sim.players.specs import BUILT_IN, PlayerError
 
-    a, b = split_top_level(matchup)
     try:
-        return a == b and deterministic(a)
+        seats = read_matchup(matchup)
     except PlayerError:
         return False
+    a = seats.first
+    return seats.second == a and a.built_in and BUILT_IN[a.name].deterministic
 
 
 def _swapped(run: RunFolder) -> bool:

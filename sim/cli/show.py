@@ -35,6 +35,13 @@ def show(
     no_legend: Annotated[
         bool, typer.Option("--no-legend", help="Leave out the notation's legend")
     ] = False,
+    trust_run: Annotated[
+        bool,
+        typer.Option(
+            "--trust-run",
+            help="With --run: load the Python strategies the run names without naming them",
+        ),
+    ] = False,
     decision_timeout: DecisionTimeout = 10.0,
 ) -> None:
     """Play one game and print it turn by turn in position notation (docs/RULES.md 12).
@@ -46,7 +53,7 @@ def show(
     from sim.players.guard import timeout
     from sim.players.specs import PlayerError, parse_players
 
-    _check_show_options(run, game, seed, swapped)
+    _check_show_options(run, game, seed, swapped, trust_run)
     if seed is not None:
         checked_seed(seed)
     try:
@@ -59,7 +66,7 @@ def show(
     try:
         with timeout(decision_timeout):
             if run is not None:
-                print_run_game(run, game, config, players, not no_legend)
+                print_run_game(run, game, config, players, not no_legend, trust_run)
             else:
                 chosen = load_config(config or "base")
                 print_game(chosen, seed or 0, players or "random,random", swapped, not no_legend)
@@ -69,9 +76,11 @@ def show(
         fail(str(exc))
 
 
-def _check_show_options(run, game, seed, swapped) -> None:
+def _check_show_options(run, game, seed, swapped, trust_run=False) -> None:
     """--run and --game go together, and a run's game brings its own seed and seats."""
     if (run is None) != (game is None):
         usage("--run RUN_DIR and --game N go together" if run is None else "--run needs --game N")
     if run is not None and (seed is not None or swapped):
         usage("--seed and --swapped come from the run with --run; leave them out")
+    if trust_run and run is None:
+        usage("--trust-run goes with --run RUN_DIR --game N")

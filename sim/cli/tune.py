@@ -74,10 +74,12 @@ def _check_state(out: Path, space, seed: int, storage: str | None) -> None:
 
     state = {"space": str(space.path.resolve()), "hash": space.hash, "seed": seed,
              "storage": storage}  # fmt: skip
+    from sim.model.documents import parse_json
+
     path = out / STATE
     if path.exists():
         try:
-            old = json.loads(path.read_text())
+            old = parse_json(path.read_text())
         except (OSError, ValueError) as exc:
             fail(f"{path}: unreadable ({exc}); tune into another --out DIR")
         if {k: old.get(k) for k in state} != state:
@@ -168,12 +170,13 @@ def _console():
 def _show(folder: Path) -> None:
     """Print the front of a tuning folder from its study, playing nothing."""
     from sim.cli.common import fail
+    from sim.model.documents import parse_json
     from sim.tune import study, table
     from sim.tune.confirm import Confirmation
 
     path = folder / STATE
     try:
-        state = json.loads(path.read_text())
+        state = parse_json(path.read_text())
     except (OSError, ValueError):
         fail(f"{folder} is not a tuning folder (no readable {STATE}); make one with sim tune")
     if state.get("storage") is None and not (folder / study.STUDY_FILE).exists():

@@ -22,6 +22,7 @@ from sim.engine.cards import (
     kind_from_name,
 )
 from sim.engine.state import MAX_DECK, VISIBILITIES
+from sim.model.documents import TooDeep, parse_toml
 from sim.model.rules import RuleError, RuleOptions
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -124,13 +125,13 @@ def read_toml(path: Path, error: type[ValueError]) -> dict:
     """A UTF-8 TOML file's table; unreadable, undecodable or invalid text raises error(msg)."""
     try:
         text = path.read_bytes().decode("utf-8")
-        return tomllib.loads(text)
+        return parse_toml(text)
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise error(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise error(f"{path}: not valid TOML: {exc}") from exc
+    except (tomllib.TOMLDecodeError, TooDeep) as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
 
 
 def _read(path: Path) -> dict:
@@ -177,10 +178,17 @@ def _resolve(path: Path, chain: tuple[Path, ...]) -> dict:
         merged["deck"] = table["deck"]
     merged["deck_extra"] = parent.get("deck_extra", []) + table.get("deck_extra", [])
     merged.pop("deck_second", None)  # a pairing check belongs to the file that states it
+    if _content(merged) != _content(parent):
+        merged.pop("description", None)  # the parent's words no longer describe this config
     for key in ("description", "deck_second"):
         if key in table:
             merged[key] = table[key]
     return merged
+
+
+def _content(table: dict) -> tuple:
+    """What a config plays: its rules and decks, missing parts as empty."""
+    return tuple(table.get(key) or {} for key in ("rules", "deck", "deck_extra"))
 
 
 def _validate(path: Path, table: dict) -> Config:
@@ -208,10 +216,19 @@ def _validate(path: Path, table: dict) -> Config:
     return Config(
         name=path.stem,
         path=path,
-        description=str(table.get("description", "")),
+        description=str(table.get("description") or describe(deck, rules)),
         rules=rules,
         deck=tuple(deck),
         warnings=tuple(warnings),
+    )
+
+
+def describe(deck: list, rules: RuleOptions) -> str:
+    """A config's description from what it is, for one that gives none (or inherits one
+    its own deck or rules made untrue): '60-card decks, 5 lines (10-50), RUN capacity 3'."""
+    return (
+        f"{len(deck)}-card decks, {rules.lines} lines (10-{10 * rules.lines}), "
+        f"RUN capacity {rules.run_capacity}"
     )
 
 

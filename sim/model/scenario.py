@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from sim.engine.cards import DIR_NONE, DIR_SYMBOLS
 from sim.engine.cpu import cpu_turn
 from sim.engine.score import controller, scores
 from sim.engine.state import END_REASONS
+from sim.model.documents import parse_json
 from sim.model.moves import EngineLimit, IllegalMove, Move, SubChoice, apply_move, legal_lines
 from sim.model.notation import (
     Card,
@@ -30,7 +30,7 @@ from sim.model.position import (
     pile_cards,
 )
 from sim.model.rules import RuleError, RuleOptions
-from sim.model.scenario_format import SIDES, ScenarioError, validate
+from sim.model.scenario_format import SIDES, ScenarioError, absent_nulls, validate
 
 _DIRS = {symbol: d for d, symbol in enumerate(DIR_SYMBOLS) if symbol}
 
@@ -59,9 +59,9 @@ def load(path: str | Path) -> dict:
 
 def _read(path: str | Path) -> dict:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ScenarioError(str(exc)) from exc
+        data = absent_nulls(parse_json(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ScenarioError(str(exc)) from None
     validate(data)
     return data
 
@@ -114,6 +114,8 @@ def _run(data: dict, outcome: Outcome) -> None:
         outcome.failures.append(f"expected error {expect['error']}, but the move was accepted")
     outcome.display = render_display(display_rows(s))
     outcome.facts = _facts(s, mover)
+    if move_data is None:  # `forced` binds the mover's turn only, which was not played
+        s.forced_line = -1
     if "after" in data:
         _compare(outcome, "after", outcome.display, normalise_display(data["after"], rules.lines))
     for key, wanted in expect.items():

@@ -66,6 +66,27 @@ def validate(data) -> None:
         _expect(data["expect"])
 
 
+def absent_nulls(data):
+    """The file with JSON null read as the field left out (RULES.md 13 omits an optional
+    field, e.g. `dir` for an undirected card): at the top level and in rules, move, each
+    sub-decision and cpu. Inside expect, null is a value (`ended: null`: the game goes on)."""
+    if not isinstance(data, dict):
+        return data
+    out = _present(data)
+    for key in ("rules", "cpu"):
+        out[key] = _present(out[key]) if isinstance(out.get(key), dict) else out.get(key)
+    move = out.get("move")
+    if isinstance(move, dict):
+        out["move"] = move = _present(move)
+        if isinstance(move.get("sub"), list):
+            move["sub"] = [_present(s) if isinstance(s, dict) else s for s in move["sub"]]
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _present(table: dict) -> dict:
+    return {k: v for k, v in table.items() if v is not None}
+
+
 def _known(table: dict, allowed: set[str], where: str) -> None:
     for key in table:
         if key not in allowed:

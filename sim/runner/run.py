@@ -8,7 +8,6 @@ holds the folder (lock.py).
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import signal
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.model.documents import parse_json
 from sim.runner.plan import RunPlan
 from sim.runner.provenance import sim_version
 from sim.runner.worker import Done, Task
@@ -275,7 +275,7 @@ def _restore_advice(out: Path) -> str:
     """What to do about a lost or damaged manifest without replaying what is verified."""
     backup = out / layout.BACKUP
     try:
-        json.loads(backup.read_text())
+        parse_json(backup.read_text())
     except (OSError, ValueError):
         return "without it no part can be verified: --overwrite replays the whole run"
     return (

@@ -14,6 +14,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from sim.model.documents import TooDeep, parse_json
+
 if TYPE_CHECKING:  # the parent never writes parts: its start-up stays free of numba
     import polars as pl
 
@@ -143,9 +145,11 @@ def read_manifest(out: Path) -> dict | None:
         why = getattr(exc, "strerror", None) or exc
         raise ManifestError(f"{path} cannot be read: {why}") from None
     try:
-        manifest = json.loads(text)
+        manifest = parse_json(text)
     except json.JSONDecodeError as exc:
         raise ManifestError(f"{path} is corrupt ({exc.msg} at line {exc.lineno})") from None
+    except TooDeep as exc:
+        raise ManifestError(f"{path} is corrupt ({exc})") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("chunks", {}), dict):
         raise ManifestError(f"{path} is corrupt (not a run manifest)")
     return manifest

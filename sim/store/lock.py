@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from sim.model.documents import parse_json
+
 try:
     import fcntl
 except ImportError:  # Windows
@@ -82,7 +84,7 @@ def describe(holder: dict) -> str:
 def _read(fd: int) -> dict:
     """The holder's own record in the lock file (empty if it is still writing it)."""
     with suppress(OSError, ValueError):
-        data = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        data = parse_json(os.pread(fd, 4096, 0) or b"{}")
         if isinstance(data, dict):
             return data
     return {}

@@ -10,7 +10,6 @@ records) and the space file tune.json names; it plays nothing.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import polars as pl
 
 from reports.html import CSS, FIRST_COLOUR, SECOND_COLOUR, ReportError
 from reports.plots import _pyplot, _svg  # the run report's figure style and SVG inlining
+from sim.model.documents import parse_json
 from sim.tune.confirm import START, Confirmation
 from sim.tune.space import Space, SpaceError, Target
 from sim.tune.space import load as load_space
@@ -82,7 +82,7 @@ def _state(folder: Path) -> dict:
         raise TuningError(f"{folder}: no such folder")
     path = folder / STATE
     try:
-        state = json.loads(path.read_text())
+        state = parse_json(path.read_text())
     except FileNotFoundError:
         raise TuningError(f"{folder} is not a tuning folder (no {STATE}); see sim tune") from None
     except (OSError, ValueError) as exc:

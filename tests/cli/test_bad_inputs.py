@@ -470,3 +470,56 @@ def test_show_refuses_a_malformed_spec_before_playing(spec):
     line = refused(result, result.exit_code)
     assert result.exit_code in (USAGE, FAILURE)
     assert ("no-such-config" in line) == (result.exit_code == FAILURE), line
+
+
+# --- input nested too deeply for Python's parsers (issue #36) -----------------------------
+
+DEEP_JSON = "[" * 100_000
+DEEP_TOML = "a = " + "[" * 100_000
+
+
+def _deep(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_deeply_nested_scenario_fails_naming_the_file(tmp_path):
+    path = _deep(tmp_path, "deep.json", DEEP_JSON)
+    checked = invoke("rules", "check", str(path))
+    assert checked.exit_code == 1 and "Traceback" not in checked.output
+    assert f"FAIL {path}" in checked.stdout and "nested too deeply" in checked.stdout
+    applied = assert_clean_failure(invoke("rules", "apply", str(path)))
+    assert str(path) in applied and "nested too deeply" in applied
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("configs", "show", "{file}"),
+        ("run", "--config", "{file}", "--games", "10", "--out", "{tmp}/out"),
+        ("run", "--plan", "{file}", "--out", "{tmp}/out"),
+        ("tune", "{file}", "--out", "{tmp}/out", "--trials", "1"),
+    ],
+    ids=["config", "config in a run", "plan", "tune space"],
+)
+def test_deeply_nested_toml_is_one_error_naming_the_file(tmp_path, args):
+    path = _deep(tmp_path, "deep.toml", DEEP_TOML)
+    args = [a.format(file=path, tmp=tmp_path) for a in args]
+    line = assert_clean_failure(invoke(*args))
+    assert str(path) in line and "nested too deeply" in line
+
+
+def test_a_deeply_nested_manifest_is_one_error_naming_it(tmp_path):
+    run = tmp_path / "run"
+    (run / "games").mkdir(parents=True)
+    _deep(run, "manifest.json", DEEP_JSON)
+    for args in (("summary", str(run)), ("report", str(run), "--out", str(tmp_path / "r.html"))):
+        line = assert_clean_failure(invoke(*args))
+        assert str(run / "manifest.json") in line and "nested too deeply" in line
+
+
+def test_a_deeply_nested_tuning_record_is_one_error_naming_it(tmp_path):
+    _deep(tmp_path, "tune.json", DEEP_JSON)
+    line = assert_clean_failure(invoke("tune", str(tmp_path), "--show"))
+    assert str(tmp_path) in line

@@ -221,6 +221,28 @@ def test_child_deck_replaces_parent_deck(tmp_path):
     assert Counter(load_path(child).deck) == Counter({(BLANK, AXIS_NONE): 5, (SAVE, AXIS_H): 1})
 
 
+# --- descriptions --------------------------------------------------------------------------
+
+
+def test_a_child_that_changes_the_deck_does_not_inherit_the_description(tmp_path):
+    """base says "Standard 17-card decks, ...": untrue of 60 BLANKs. The description says
+    what the config is instead: 60 cards, base's 5 lines and RUN capacity 3."""
+    child = write(tmp_path, "blanks", 'extends = "base"\n[[deck]]\nkind = "BLANK"\ncount = 60\n')
+    assert load_path(child).description == "60-card decks, 5 lines (10-50), RUN capacity 3"
+
+
+def test_a_child_that_changes_the_rules_does_not_inherit_the_description(tmp_path):
+    child = write(tmp_path, "wide", 'extends = "base"\n[rules]\nlines = 6\nrun_capacity = 5\n')
+    assert load_path(child).description == "17-card decks, 6 lines (10-60), RUN capacity 5"
+
+
+def test_a_child_that_changes_nothing_keeps_the_description_and_its_own_wins(tmp_path):
+    same = write(tmp_path, "same", 'extends = "base"\n')
+    assert load_path(same).description == load("base").description
+    own = write(tmp_path, "own", 'extends = "base"\ndescription = "Mine"\n[rules]\nlines = 6\n')
+    assert load_path(own).description == "Mine"
+
+
 def test_extends_looks_in_the_extending_files_folder_first(tmp_path):
     # A local "base" shadows the shipped one for files in this folder.
     write(tmp_path, "base", "[rules]\nlines = 6\nrun_capacity = 4\n" + SMALL_DECK)

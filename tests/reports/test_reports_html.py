@@ -280,7 +280,7 @@ def test_folders_that_hold_no_run_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="not a run folder"):
         load_run(tmp_path)
     (tmp_path / "manifest.json").write_text("{}")
-    with pytest.raises(ReportError, match="holds no games"):
+    with pytest.raises(ReportError, match="no games on disk"):
         load_run(tmp_path)
 
 
