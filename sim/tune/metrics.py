@@ -34,14 +34,13 @@ def _quantities() -> dict:
 
 
 def tallies(run: Path) -> dict[str, dict[str, Tally]]:
-    """matchup -> metric -> Tally over one run folder's games."""
-    import polars as pl
-
+    """matchup -> metric -> Tally over one run folder's games (its verified parts, read
+    through the one run-folder reader)."""
     from reports.tally import from_row
     from reports.tally import tallies as tally_frame
+    from sim.store.folder import open_run
 
-    games = pl.scan_parquet(run / "games" / "*.parquet")
-    table = tally_frame(games, ["matchup"], _quantities())
+    table = tally_frame(open_run(run).scan(), ["matchup"], _quantities())
     out: dict[str, dict[str, Tally]] = {}
     for row in table.iter_rows(named=True):
         out[str(row["matchup"])] = {m: from_row(row, m) for m in _quantities()}
