@@ -17,6 +17,15 @@ IN_MEMORY = 5_000_000  # games bench and solo hold at once: about 160 bytes each
 
 Config = Annotated[str, typer.Option(help="Config name or .toml path")]
 Seed = Annotated[int, typer.Option(help="Master seed, 0..2**64-1")]
+Set = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Derive the config without a file: rules.OPTION=VALUE or deck.KIND[.AXIS]=COUNT "
+        "(0 removes the card), repeatable; named e.g. base+run_capacity=5",
+    ),
+]
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (cron)")]
 Margin = Annotated[
@@ -79,11 +88,16 @@ def check_backend(backend: str, scheduler: str | None) -> None:
         fail("--backend dask needs dask: pip install -e '.[cluster]'")
 
 
-def load_config(name: str):
+def load_config(name: str, overlay: list[str] | None = None):
+    """The config by name or path, derived with the --set items; a file that cannot be used
+    exits 1, an item that cannot be applied 2."""
     from sim.model.config import ConfigError, load
+    from sim.model.overlay import OverlayError, derive
 
     try:
-        config = load(name)
+        config = derive(load(name), overlay or ())
+    except OverlayError as exc:
+        usage(str(exc))
     except ConfigError as exc:
         fail(str(exc))
     for warning in config.warnings:

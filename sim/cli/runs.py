@@ -126,6 +126,15 @@ def compare(
             "shared seeds); with no RUN, play the two configs first, then compare them",
         ),
     ] = None,
+    overlay: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="With one --config and no RUN: play the config against itself derived with "
+            "these changes (rules.OPTION=VALUE, deck.KIND[.AXIS]=COUNT; repeatable)",
+        ),
+    ] = None,
     players: Annotated[
         list[str] | None,
         typer.Option(metavar="A,B", help="With --config: match-up A,B (repeatable)"),
@@ -163,7 +172,9 @@ def compare(
     """
     if as_json and markdown:
         _usage("choose one of --json and --markdown")
-    if config and len(config) != 2:
+    if overlay and (runs or not config or len(config) != 1):
+        _usage("--set goes with one --config and no RUN: A is the config, B it with the changes")
+    if config and len(config) != 2 and not overlay:
         _usage(f"--config must be given exactly twice (A and B), got {len(config)}")
     if config and runs and len(runs) == 1:
         _no_play_options(players, games, seed, workers, out, "with one RUN and --config")
@@ -172,7 +183,7 @@ def compare(
         if runs:
             _usage("give two run folders, one run and two --config, or two --config; not both")
         with _folder(out) as where:
-            folders = _play(config, players, games, seed, workers, where, overwrite)
+            folders = _play(config, players, games, seed, workers, where, overwrite, overlay)
             changes = _report(*folders, as_json, markdown)
     else:
         _no_play_options(players, games, seed, workers, out, "only used with --config X --config Y")
@@ -266,12 +277,17 @@ def _play(
     workers: int | None,
     out: Path,
     overwrite: bool,
+    overlay: list[str] | None = None,
 ) -> tuple[Path, Path]:
-    """Run each config into its own folder under out; progress goes to stderr."""
+    """Run each config into its own folder under out; progress goes to stderr. With overlay,
+    the one config is A and B is it derived with the --set items."""
     from sim.runner.local import WorkerFailed
-    from sim.runner.plan import PlanError, make_plan
+    from sim.runner.plan import PlanError, UsageError, make_plan
     from sim.runner.run import RunError, RunOptions, execute
 
+    sides = (
+        [(configs[0], ()), (configs[0], tuple(overlay))] if overlay else [(c, ()) for c in configs]
+    )
     try:
         plans = [
             make_plan(
@@ -279,12 +295,17 @@ def _play(
                 players or ["random,random"],
                 10_000 if games is None else games,
                 0 if seed is None else seed,
+                overlay=items,
             )
-            for name in configs
+            for name, items in sides
         ]
+    except UsageError as exc:
+        _usage(str(exc))
     except PlanError as exc:
         _fail(str(exc))
-    folders = [out / f"{side}-{Path(name).stem}" for side, name in zip("ab", configs, strict=True)]
+    folders = [
+        out / f"{side}-{plan.configs[0].name}" for side, plan in zip("ab", plans, strict=True)
+    ]
     for plan, folder in zip(plans, folders, strict=True):
         for warning in plan.configs[0].warnings:
             typer.echo(f"warning: {warning}", err=True)
