@@ -27,6 +27,9 @@ Set = Annotated[
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")]
+Csv = Annotated[
+    bool, typer.Option("--csv", help="The main table as CSV, to stdout (for a spreadsheet)")
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (cron)")]
 Margin = Annotated[
     float,
@@ -63,6 +66,14 @@ def usage(message: str) -> NoReturn:
     """One clear line on stderr and exit 2: an option's value the command cannot take."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(USAGE)
+
+
+def one_format(**chosen: bool) -> None:
+    """At most one output format (e.g. as_json=..., csv=...), or a usage error naming them."""
+    given = [name for name, on in chosen.items() if on]
+    if len(given) > 1:
+        flags = [f"--{name.removeprefix('as_').replace('_', '-')}" for name in chosen]
+        usage(f"choose one of {', '.join(flags[:-1])} and {flags[-1]}")
 
 
 def checked_seed(seed: int) -> int:
