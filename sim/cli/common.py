@@ -70,10 +70,9 @@ def usage(message: str) -> NoReturn:
 
 def one_format(**chosen: bool) -> None:
     """At most one output format (e.g. as_json=..., csv=...), or a usage error naming them."""
-    given = [name for name, on in chosen.items() if on]
+    given = [f"--{name.removeprefix('as_').replace('_', '-')}" for name, on in chosen.items() if on]
     if len(given) > 1:
-        flags = [f"--{name.removeprefix('as_').replace('_', '-')}" for name in chosen]
-        usage(f"choose one of {', '.join(flags[:-1])} and {flags[-1]}")
+        usage(f"choose one of {', '.join(given[:-1])} and {given[-1]}")
 
 
 def checked_seed(seed: int) -> int:
