@@ -140,3 +140,11 @@ def test_bad_items_exit_2_with_one_line(tmp_path, args, said):
     assert result.exit_code == 2, result.output
     assert said in assert_clean_failure(result)
     assert not (tmp_path / "x").exists()
+
+
+def test_the_same_command_again_continues_the_same_run(runs):
+    derived, _ = runs
+    swapped = (*SETS[2:], *SETS[:2])  # the items in the other order
+    again = sim("run", "--config", "base", *swapped, *PLAY, "--out", str(derived))
+    assert again.exit_code == 0, again.output
+    assert "400 already done" in again.output  # the same name, so the same run

@@ -88,3 +88,12 @@ def test_bad_items_are_refused_with_the_item_named(base, items, said):
         derive(base, items)
     assert said in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_a_derived_configs_replay_command_derives_it_again(base):
+    from sim.play.stepped import config_ref
+
+    derived = derive(base, ["rules.orientation=free", "deck.GOTO 10.H=1"])
+    assert config_ref(derived) == (
+        f"{base.path} --set 'rules.orientation=\"free\"' --set 'deck.GOTO 10.H=1'"
+    )
