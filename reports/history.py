@@ -177,7 +177,6 @@ def table(steps: list[Step]):
         title="History: key figures per run, oldest first, 95% intervals",
     )
     for s in steps:
-        moved, compared = s.moved_cells(), {(c, m) for _, c, m in s.matched}
         for i, r in enumerate(s.cells):
             key = (r.cell.config, r.cell.matchup)
             first, score = r.first.estimate, r.a_score.estimate
@@ -188,18 +187,19 @@ def table(steps: list[Step]):
                 f"{100 * (first.value - 0.5):+.1f}\n"
                 + present.interval(first.low - 0.5, first.high - 0.5, True),
                 f"{present.pct(score.value)}\n{present.interval(score.low, score.high)}",
-                _flag(s, key, moved, compared),
+                flag(s, key),
             )
     present.fit(t, whole=(2, 3, 4))
     return t
 
 
-def _flag(step: Step, key, moved: set, compared: set) -> str:
+def flag(step: Step, key: tuple[str, str]) -> str:
+    """A cell's word in the moved column: first run, not comparable, MOVED or no."""
     if step.previous is None:
         return "first run"
-    if key not in compared:
+    if key not in {(c, m) for _, c, m in step.matched}:
         return "not comparable"
-    return "MOVED" if key in moved else "no"
+    return "MOVED" if key in step.moved_cells() else "no"
 
 
 def notes(steps: list[Step]) -> list[str]:

@@ -134,3 +134,17 @@ def test_real_nightly_runs_base_base_then_variants(tmp_path):
     shape = json.loads(invoke("history", str(tmp_path), "--json").stdout)["runs"]
     assert [r["run"][-2:] for r in shape] == ["n1", "n2", "n3"]
     assert [r["moved"] for r in shape] == [False, False, True]
+
+
+def test_report_of_several_runs_is_their_history_page(runs, tmp_path):
+    out = tmp_path / "history.html"
+    paths = [str(runs / name) for name in ("a", "b", "c", "d")]
+    result = invoke("report", *paths, "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["figures"] == 1
+    page = out.read_text(encoding="utf-8")
+    assert "4 runs over time" in page
+    # one table row per run and cell, in date order b, c, a, d; flags as the terminal's
+    flags = [row.rsplit("<td class='l'>", 1)[1].split("</td>")[0] for row in page.split("<tr>")[2:]]
+    assert flags == ["first run", "no", "<b>MOVED</b>", "<b>MOVED</b>", "not comparable"]
+    assert "compared by match-up, the config changed (base → tilted)" in page
