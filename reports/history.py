@@ -182,7 +182,7 @@ def table(steps: list[Step]):
             first, score = r.first.estimate, r.a_score.estimate
             t.add_row(
                 f"{s.date:%Y-%m-%d %H:%M}\n{s.folder.path.name}" if i == 0 else "",
-                f"{r.cell.config}\n{r.cell.matchup}",
+                f"{present.config(r.cell.config)}\n{r.cell.matchup}",
                 f"{present.count(first.units)} {r.cell.unit}s",
                 f"{100 * (first.value - 0.5):+.1f}\n"
                 + present.interval(first.low - 0.5, first.high - 0.5, True),

@@ -148,3 +148,17 @@ def test_the_same_command_again_continues_the_same_run(runs):
     again = sim("run", "--config", "base", *swapped, *PLAY, "--out", str(derived))
     assert again.exit_code == 0, again.output
     assert "400 already done" in again.output  # the same name, so the same run
+
+
+def test_a_derived_name_wraps_at_its_changes_on_an_80_column_board(runs):
+    derived, _ = runs
+    text = CliRunner().invoke(app, ["summary", str(derived)], env={"COLUMNS": "80"}).stdout
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert [line.split()[0] for line in lines if line.startswith(("base", "+"))] == [
+        "base",
+        "+run_capacity=5",
+        "+DELETE=0",
+    ]
+    board = json.loads(sim("summary", str(derived), "--json").stdout)["board"][0]
+    assert f"{100 * (board['first_seat_score']['value'] - 0.5):+.1f}" in text  # not cut
