@@ -130,6 +130,7 @@ def to_json(steps: list[Step]) -> dict:
                     {"config_previous": p, "config": c, "matchup": m} for p, c, m in s.matched
                 ],
                 "not_comparable": s.not_comparable,
+                "warnings": s.folder.warnings(),
                 "cells": [_cell_json(r) for r in s.cells],
             }
             for s in steps
@@ -203,8 +204,9 @@ def flag(step: Step, key: tuple[str, str]) -> str:
 
 
 def notes(steps: list[Step]) -> list[str]:
-    """What each run was compared on, what was not comparable, and what moved."""
-    out = []
+    """The runs' own warnings (an unfinished run), then what each run was compared on,
+    what was not comparable, and what moved."""
+    out = [f"{s.folder.path.name}: {w}" for s in steps for w in s.folder.warnings()]
     for s in steps[1:]:
         name = s.folder.path.name
         renamed = [f"{p} → {c}" for p, c, _ in s.matched if p != c]

@@ -148,3 +148,14 @@ def test_report_of_several_runs_is_their_history_page(runs, tmp_path):
     flags = [row.rsplit("<td class='l'>", 1)[1].split("</td>")[0] for row in page.split("<tr>")[2:]]
     assert flags == ["first run", "no", "<b>MOVED</b>", "<b>MOVED</b>", "not comparable"]
     assert "compared by match-up, the config changed (base → tilted)" in page
+
+
+def test_an_unfinished_run_is_said(tmp_path):
+    nightly(tmp_path / "a", "base", 0.5, 1, "2026-12-01T02:00:00+0000")
+    late = nightly(tmp_path / "b", "base", 0.5, 2, "2026-12-02T02:00:00+0000")
+    shape = json.loads((late / "manifest.json").read_text())
+    (late / "manifest.json").write_text(json.dumps({**shape, "status": "running"}))
+    runs = json.loads(invoke("history", str(tmp_path), "--json").stdout)["runs"]
+    unfinished = [[w for w in r["warnings"] if "run is running" in w] for r in runs]
+    assert unfinished[0] == [] and len(unfinished[1]) == 1
+    assert "run is running" in " ".join(invoke("history", str(tmp_path)).stdout.split())
