@@ -53,13 +53,14 @@ def play_pairs(config, a: str, b: str, key: int, pairs: int) -> np.ndarray:
     """Engine result rows of `pairs` seat-swapped pairs (games 2i, 2i+1 share a seed), a
     deterministic self-play pair played once and recorded twice as the workers do."""
     from sim.play.batch import play_matchup
-    from sim.runner.worker import replays
+    from sim.players.specs import matchup
     from sim.store.seeds import game_seeds, played_seeds
 
-    if replays(a, b):
-        return play_matchup(config, a, b, game_seeds(key, 0, pairs))[0].repeat(2, axis=0)
+    players = matchup(a, b)
+    if players.replays:
+        return play_matchup(config, players, game_seeds(key, 0, pairs))[0].repeat(2, axis=0)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), pairs)
-    return play_matchup(config, a, b, played_seeds(key, 0, 2 * pairs, True), swapped)[0]
+    return play_matchup(config, players, played_seeds(key, 0, 2 * pairs, True), swapped)[0]
 
 
 def winrate_rows(cell, out: np.ndarray, pairs: int) -> list[dict]:
@@ -117,6 +118,7 @@ def calibrate(
     """Coverage and A/A fires of one match-up on base; A/A between groups of aa_pairs pairs
     (0: of pairs)."""
     from sim.model.config import load
+    from sim.players.specs import matchup as parse
     from sim.runner.plan import Cell
     from sim.stats import wilson
     from sim.store.seeds import cell_key
@@ -124,7 +126,7 @@ def calibrate(
     config = load("base")
     a, b = matchup.split(",")
     true = truth(config, a, b, cell_key(seed + 1, matchup), truth_pairs)
-    cell = Cell(0, config, a, b, True)
+    cell = Cell(0, config, parse(a, b), True)
     out = play_pairs(config, a, b, cell_key(seed, matchup), reps * pairs)
     rows = winrate_rows(cell, out, pairs)
     aa = winrate_rows(cell, out, aa_pairs) if aa_pairs else rows

@@ -37,14 +37,19 @@ import numpy as np
 try:
     from sim.model.config import load
     from sim.play.batch import play_batch, result_buffers
-    from sim.players.specs import budgets, cpu_level, policy_codes, split_top_level
-except ImportError:  # a baseline from before the layer folders
+    from sim.players.specs import parse_matchup
+except ImportError:  # a baseline from before the layer folders and match-up values
     from sim.config import load
     from sim.game import play_batch, result_buffers
-    from sim.players import budgets, cpu_level, policy_codes, split_top_level
+    parse_matchup = None
 config, games = load(sys.argv[1]), int(sys.argv[2])
-a, b = split_top_level(sys.argv[3])
-level, codes, limits = cpu_level(b, config.rules.cpu_level), policy_codes(a, b), budgets(a, b)
+if parse_matchup is not None:
+    m = parse_matchup(sys.argv[3])
+    level, codes, limits = m.cpu_level(config.rules.cpu_level), m.policy_codes(), m.budgets()
+else:
+    from sim.players import budgets, cpu_level, policy_codes, split_top_level
+    a, b = split_top_level(sys.argv[3])
+    level, codes, limits = cpu_level(b, config.rules.cpu_level), policy_codes(a, b), budgets(a, b)
 play_batch(config, np.arange(1, dtype=np.uint64), None, level, None, None, codes, limits)
 buffers = result_buffers(games)
 seeds = np.arange(1, games + 1, dtype=np.uint64)

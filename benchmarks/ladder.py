@@ -46,11 +46,12 @@ def cpu_rate(config, a: str, b: str, pairs: int, key: int) -> tuple[np.ndarray, 
 
 def measure(config, strong: str, weak: str, pairs: int, key: int) -> dict:
     """One budget's row: A's score over the pairs, and the two speeds."""
+    from sim.players.specs import matchup
     from sim.runner.plan import Cell
 
     play_pairs(config, strong, strong, key, 1)  # compile (or load) outside the timing
     out, rate = cpu_rate(config, strong, weak, pairs, key)
-    row = winrate_rows(Cell(0, config, strong, weak, True), out, pairs)[0]
+    row = winrate_rows(Cell(0, config, matchup(strong, weak), True), out, pairs)[0]
     _, self_rate = cpu_rate(config, strong, strong, SELF_PLAY_GAMES // 2, key + 1)
     return {
         "strong": strong,

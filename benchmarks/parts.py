@@ -19,6 +19,7 @@ import numpy as np
 from sim.engine.game import R_WINNER
 from sim.model.config import load
 from sim.play.batch import play_matchup
+from sim.players.specs import matchup
 from sim.runner.plan import Cell
 from sim.runner.run import part_schemas
 from sim.store import layout, tables
@@ -71,11 +72,11 @@ def main() -> None:
     parser.add_argument("--per-game-cards", action="store_true", help="write that table too")
     parser.add_argument("--pyarrow", action="store_true", help="write with pyarrow's writer")
     args = parser.parse_args()
-    cell = Cell(0, load(args.config), "random", "greedy")
+    cell = Cell(0, load(args.config), matchup("random", "greedy"))
     seeds = played_seeds(1, 0, args.games, swap=True)  # as a run's pairs share them
     swapped = np.arange(args.games) % 2 == 1
-    play = cpu_times(lambda: play_matchup(cell.config, "random", "random", seeds, swapped), 3)
-    out, cards = play_matchup(cell.config, "random", "random", seeds, swapped)
+    play = cpu_times(lambda: play_matchup(cell.config, cell.players, seeds, swapped), 3)
+    out, cards = play_matchup(cell.config, cell.players, seeds, swapped)
     names = itertools.count()
     schemas = part_schemas()
     with tempfile.TemporaryDirectory() as folder:

@@ -33,6 +33,7 @@ from sim.engine.cards import (
 )
 from sim.engine.game import DRAW, R_TURNS, R_WINNER, WIN_FIRST, WIN_SECOND
 from sim.model.config import Config
+from sim.players.specs import Matchup
 
 
 class CardImpactError(ValueError):
@@ -185,7 +186,7 @@ def compare(original: np.ndarray, swapped: np.ndarray, a: str, b: str) -> tuple[
     )
 
 
-def card_impact(config: Config, swap: Swap, a: str, b: str, games: int, seed: int) -> Impact:
+def card_impact(config: Config, swap: Swap, players: Matchup, games: int, seed: int) -> Impact:
     """Play the same seed pairs on config and on swap.config, and compare them.
 
     The seeds are the runner's for the master seed and match-up, so the original half
@@ -194,7 +195,7 @@ def card_impact(config: Config, swap: Swap, a: str, b: str, games: int, seed: in
     pairs = (games + 1) // 2
     if pairs < 2:
         raise CardImpactError(f"--games must be at least 4 (two seed pairs), got {games}")
-    seeds = pair_seeds(seed, a, b, 0, pairs)
-    original = play_pairs(config, a, b, seeds)
-    swapped = play_pairs(swap.config, a, b, seeds)
-    return Impact(swap, pairs, compare(original, swapped, a, b))
+    seeds = pair_seeds(seed, players, 0, pairs)
+    original = play_pairs(config, players, seeds)
+    swapped = play_pairs(swap.config, players, seeds)
+    return Impact(swap, pairs, compare(original, swapped, *players.specs))

@@ -17,7 +17,7 @@ from sim.model.notation import MARK, legend, render_card
 from sim.model.position import display_rows
 from sim.play import batch as game
 from sim.play.stepped import Context, config_ref, drive, finish_game, seated_game, seats
-from sim.players.specs import cpu_level, parse_players, read_matchup
+from sim.players.specs import Matchup, parse_matchup, read_matchup
 
 
 def board_text(s) -> str:
@@ -31,21 +31,20 @@ def board_text(s) -> str:
 
 
 def print_game(
-    config: Config, seed: int, players: str, swapped: bool = False, with_legend: bool = True
+    config: Config, seed: int, players: Matchup, swapped: bool = False, with_legend: bool = True
 ) -> np.record:
     """Play one game (A first, or B first when swapped, as in a run's pairs) and print it,
     after the notation's legend unless with_legend is False; its final state."""
-    a, b = parse_players(players)
-    context = Context(config_ref(config), seed, swapped, f"{a},{b}")
-    seat_a, seat_b = seats(config, a, b, seed, swapped)
+    context = Context(config_ref(config), seed, swapped, players.text)
+    seat_a, seat_b = seats(config, players, seed, swapped)
     first, second = (seat_b, seat_a) if swapped else (seat_a, seat_b)
-    level = cpu_level(b, config.rules.cpu_level)
+    level = players.cpu_level(config.rules.cpu_level)
     arr, strategies = seated_game(config, first, second, level, context)
     s = arr[0]
     digit = int(s.first)
     where = {digit: "first", 1 - digit: "second"}
     swap = " (seats swapped: B first)" if swapped else ""
-    typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {a},{b}{swap}")
+    typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {players.text}{swap}")
     typer.echo(f"first player: digit {digit} ({first.spec})")
     if with_legend:
         typer.echo(legend(config.kinds()))
@@ -119,7 +118,12 @@ RECORDED = ("turns", "score_first", "score_second")
 
 
 def print_run_game(
-    path: Path, game: int, config, players, with_legend: bool = True, trust: bool = False
+    path: Path,
+    game: int,
+    config: str | None,
+    players: Matchup | None,
+    with_legend: bool = True,
+    trust: bool = False,
 ) -> None:
     """Replay and print game `game` of the run's cell (--config and --players choose it
     when the run has several), then check the replay against the run's record. A Python
@@ -129,7 +133,9 @@ def print_run_game(
     if not trust:
         _named_by_the_user(path, found.players, players)
     typer.echo(f"game {game} of {path} ({found.config.name} · {found.players})")
-    s = print_game(found.config, found.seed, found.players, found.swapped, with_legend)
+    # the user's own match-up, or (trusted) the run's, whose Python strategies load here
+    seats = players if players is not None else parse_matchup(found.players)
+    s = print_game(found.config, found.seed, seats, found.swapped, with_legend)
     by_digit = [int(v) for v in scores(s)]
     first = int(s.first)
     replayed = {"turns": int(s.turns), "score_first": by_digit[first]}
@@ -141,7 +147,7 @@ def print_run_game(
         )
 
 
-def run_game(path: Path, game: int, config: str | None, players: str | None) -> RunGame:
+def run_game(path: Path, game: int, config: str | None, players: Matchup | None) -> RunGame:
     """Game `game` of the run's chosen cell with its seed and seats as the run played it;
     RunGameError when the folder, cell or game is not there."""
     import polars as pl
@@ -171,7 +177,7 @@ def run_game(path: Path, game: int, config: str | None, players: str | None) -> 
     return RunGame(loaded, cell[1], int(row["seed"]), bool(row["swapped"]), recorded)
 
 
-def _named_by_the_user(path: Path, matchup: str, players: str | None) -> None:
+def _named_by_the_user(path: Path, matchup: str, players: Matchup | None) -> None:
     """RunGameError unless every Python strategy of the match-up was named on the command
     line (--players, which chose this cell); built-ins run no one's code."""
     seats = read_matchup(matchup)
@@ -184,14 +190,13 @@ def _named_by_the_user(path: Path, matchup: str, players: str | None) -> None:
         )
 
 
-def _pick_cell(path: Path, cells, config: str | None, players: str | None) -> tuple[str, str]:
+def _pick_cell(path: Path, cells, config: str | None, players: Matchup | None) -> tuple[str, str]:
     """The one (config, match-up) of the run that --config and --players leave."""
     left = list(cells)
     if config is not None:
         left = [c for c in left if c[0] in (config, Path(config).stem)]
     if players is not None:
-        matchup = ",".join(parse_players(players))
-        left = [c for c in left if c[1] == matchup]
+        left = [c for c in left if c[1] == players.text]
     if len(left) == 1:
         return left[0]
     held = "; ".join(f"--config {c} --players {m}" for c, m in cells)

@@ -15,6 +15,7 @@ from sim.engine import game as eg
 from sim.engine.state import END_REASONS
 from sim.model.config import Config
 from sim.play.batch import play_matchup
+from sim.players.specs import Matchup, Player, parse_player
 from sim.stats import events, rate
 from sim.store.seeds import cell_key, game_seeds
 
@@ -36,17 +37,19 @@ class SoloRow:
         return self.human_wins / self.games
 
 
-def solo_row(config: Config, human: str, level: int, games: int, seed: int) -> SoloRow:
+def solo_row(config: Config, human: Player, level: int, games: int, seed: int) -> SoloRow:
     """Play `games` games of human (first seat) against the CPU at one level."""
-    cpu = f"cpu(level={level})"  # named with its level, so a failure's replay has it
-    seeds = game_seeds(cell_key(seed, f"{human},{cpu}"), 0, games)
-    out, _ = play_matchup(config, human, cpu, seeds, cpu_level=level)
+    players = Matchup(human, parse_player(f"cpu(level={level})"))  # a replay sees the level
+    seeds = game_seeds(cell_key(seed, players.text), 0, games)
+    out, _ = play_matchup(config, players, seeds, cpu_level=level)
     wins = int((out[:, eg.R_WINNER] == eg.WIN_FIRST).sum())
     estimate = rate(events(wins, 0, games, games), "game")  # unpaired: the game is the unit
     low, high = estimate.low, estimate.high
     counts = np.bincount(out[:, eg.R_END], minlength=len(END_REASONS)) / games
     ends = {name: float(counts[i]) for i, name in enumerate(END_REASONS) if name}
-    return SoloRow(level, human, games, wins, low, high, ends, float(out[:, eg.R_TURNS].mean()))
+    return SoloRow(
+        level, human.text, games, wins, low, high, ends, float(out[:, eg.R_TURNS].mean())
+    )
 
 
 def humans() -> list[str]:

@@ -18,6 +18,7 @@ import numpy as np
 from reports.stats import Pentanomial, elo_estimate, sprt_bounds, sprt_decision, sprt_llr
 from sim.engine.game import DRAW, R_ERROR, R_WINNER, WIN_FIRST, WIN_SECOND
 from sim.model.config import Config
+from sim.players.specs import Matchup
 from sim.store.seeds import cell_key, game_seeds
 
 _LABELS = {"first": WIN_FIRST, "second": WIN_SECOND, "draw": DRAW}
@@ -156,28 +157,28 @@ def sequential_test(
     )
 
 
-def pair_seeds(seed: int, a: str, b: str, start: int, stop: int) -> np.ndarray:
+def pair_seeds(seed: int, players: Matchup, start: int, stop: int) -> np.ndarray:
     """Seeds of pairs start..stop-1, derived as the runner derives a swapped cell's seeds
     (from the master seed and the match-up), so `sim run` plays the same pairs."""
     if not 0 <= seed < 2**64:
         raise SprtError(f"--seed must be in 0..2**64-1, got {seed}")
-    return game_seeds(cell_key(seed, f"{a},{b}"), start, stop)
+    return game_seeds(cell_key(seed, players.text), start, stop)
 
 
-def play_pairs(config: Config, a: str, b: str, seeds: np.ndarray, state=None) -> np.ndarray:
+def play_pairs(config: Config, players: Matchup, seeds: np.ndarray, state=None) -> np.ndarray:
     """Result rows (engine R_* columns) of each seed played twice: A first, then A second."""
     from sim.play.batch import play_matchup
     from sim.play.stepped import StrategyError
     from sim.players.specs import PlayerError
 
-    if any(name.startswith("cpu") for name in (a, b)):
+    if "cpu" in (players.first.name, players.second.name):
         raise SprtError(
             "the CPU card only plays the second seat, so it cannot play seat-swapped pairs"
         )
     games = np.repeat(np.asarray(seeds, dtype=np.uint64), 2)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), len(seeds))
     try:
-        out, _ = play_matchup(config, a, b, games, swapped, state=state)
+        out, _ = play_matchup(config, players, games, swapped, state=state)
     except (PlayerError, StrategyError) as exc:
         raise SprtError(str(exc)) from None
     bad = out[:, R_ERROR].nonzero()[0]
@@ -187,7 +188,7 @@ def play_pairs(config: Config, a: str, b: str, seeds: np.ndarray, state=None) ->
 
 
 def engine_batches(
-    config: Config, a: str, b: str, seed: int, settings: SprtSettings
+    config: Config, players: Matchup, seed: int, settings: SprtSettings
 ) -> Iterator[np.ndarray]:
     """Pair scores batch after batch, played by the engine until the pair limit (or forever)."""
     from sim.engine.state import new_state
@@ -196,21 +197,21 @@ def engine_batches(
     start, size, limit = 0, settings.pairs_per_batch, settings.max_pairs
     while limit is None or start < limit:
         stop = start + size if limit is None else min(start + size, limit)
-        out = play_pairs(config, a, b, pair_seeds(seed, a, b, start, stop), state)
+        out = play_pairs(config, players, pair_seeds(seed, players, start, stop), state)
         yield pair_scores(out[:, R_WINNER])
         start = stop
 
 
 def run_sprt(
     config: Config,
-    a: str,
-    b: str,
+    players: Matchup,
     seed: int,
     settings: SprtSettings,
     progress: Callable[[SprtStatus], None] | None = None,
 ) -> SprtStatus:
     """Play seat-swapped pairs of A against B on config until the SPRT decides."""
-    return sequential_test(engine_batches(config, a, b, seed, settings), settings, progress)
+    batches = engine_batches(config, players, seed, settings)
+    return sequential_test(batches, settings, progress)
 
 
 def describe(result: SprtStatus, a: str, b: str, settings: SprtSettings) -> list[str]:

@@ -121,14 +121,12 @@ def replays(matchup: str) -> bool:
     """Whether the match-up is a deterministic built-in against itself (a pair's two games
     are then one game twice). A Python strategy's claim is not read: that would import code
     the run folder names, which a reading command never runs."""
-    from sim.players.specs import BUILT_IN, PlayerError
+    from sim.players.specs import PlayerError
 
     try:
-        seats = read_matchup(matchup)
+        return read_matchup(matchup).replays
     except PlayerError:
         return False
-    a = seats.first
-    return seats.second == a and a.built_in and BUILT_IN[a.name].deterministic
 
 
 def _swapped(run: RunFolder) -> bool:

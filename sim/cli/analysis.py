@@ -7,11 +7,14 @@ Only typer is imported here; everything heavy is imported inside the commands, s
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sim.cli.common import Config, Json, Seed, fail, load_config, usage
+
+if TYPE_CHECKING:
+    from sim.players.specs import Matchup
 
 
 def _config(name: str):
@@ -19,20 +22,20 @@ def _config(name: str):
     return load_config(name)
 
 
-def _players(spec: str | None) -> tuple[str, str]:
-    """The two strategies of a --players spec; a bad spec fails cleanly."""
-    from sim.players.specs import PlayerError, parse_players
+def _players(spec: str | None) -> Matchup:
+    """The match-up of a --players spec; a bad spec fails cleanly."""
+    from sim.players.specs import PlayerError, parse_matchup
 
     if spec is None:
         usage("no match-up given (--players A,B, e.g. random,random)")
     try:
-        a, b = parse_players(spec)
+        players = parse_matchup(spec)
     except PlayerError as exc:
         usage(str(exc))
-    if any(name.startswith("cpu") for name in (a, b)):
+    if players.second.name == "cpu":
         usage("--players: the CPU card only plays the second seat, so it cannot play "
               "seat-swapped pairs")  # fmt: skip
-    return a, b
+    return players
 
 
 def _seed(seed: int) -> int:
@@ -69,7 +72,8 @@ def sprt(
     """
     from reports.sprt import SprtError, SprtSettings, describe, run_sprt
 
-    a, b = _players(players)
+    matchup = _players(players)
+    a, b = matchup.specs
     loaded = _config(config)
     if batch < 100:
         usage(f"--batch must be at least 100 games, got {batch}")
@@ -89,7 +93,7 @@ def sprt(
             )
 
     try:
-        result = run_sprt(loaded, a, b, _seed(seed), settings, progress)
+        result = run_sprt(loaded, matchup, _seed(seed), settings, progress)
     except SprtError as exc:
         fail(str(exc))
     if as_json:
@@ -124,7 +128,8 @@ def card_impact(
 
     if card is None:
         usage("no card given (--card KIND, e.g. --card PRINT)")
-    a, b = _players(players)
+    matchup = _players(players)
+    a, b = matchup.specs
     loaded = _config(config)
     if games < 4:
         usage(f"--games must be at least 4 (two seed pairs), got {games}")
@@ -137,7 +142,7 @@ def card_impact(
             typer.echo(f"note: {note}", err=True)
         for warning in swap.config.warnings:
             typer.echo(f"warning: {warning}", err=True)
-        impact = measure(loaded, swap, a, b, games, _seed(seed))
+        impact = measure(loaded, swap, matchup, games, _seed(seed))
     except (CardImpactError, SprtError) as exc:
         fail(str(exc))
     if as_json:

@@ -48,10 +48,10 @@ def bench(
     from sim.play.bench import bench as run_bench
     from sim.play.stepped import EngineError, StrategyError
     from sim.players.guard import timeout
-    from sim.players.specs import PlayerError, parse_players
+    from sim.players.specs import PlayerError, parse_matchup
 
     try:
-        parse_players(players)
+        matchup = parse_matchup(players)
     except PlayerError as exc:
         usage(str(exc))
     names = config or [
@@ -72,7 +72,7 @@ def bench(
     for name in names:
         try:
             with timeout(decision_timeout):
-                r = run_bench(load_config(name), games, players=players)
+                r = run_bench(load_config(name), games, players=matchup)
         except (PlayerError, StrategyError, EngineError) as exc:  # a Python strategy's failure
             fail(str(exc))
         ends = ", ".join(f"{k} {present.pct(v)}" for k, v in r.end_shares.items())
@@ -237,7 +237,7 @@ def _plan(plan, config, players, games, seed, swap, chunk_size, overlay=None):
 def _start_line(plan, out: Path) -> str:
     """What is about to be played, in one line, so a default is never a surprise."""
     configs = ", ".join(c.name for c in plan.configs)
-    matchups = "; ".join(f"{a} vs {b}" for a, b in plan.matchups)
+    matchups = "; ".join(f"{m.first.text} vs {m.second.text}" for m in plan.matchups)
     cells = len(plan.configs) * len(plan.matchups)
     each = f" ({plan.games:,} per config and match-up)" if cells > 1 else ""
     return (
@@ -333,10 +333,10 @@ def solo(
 
     checked_seed(seed)
     try:
-        chosen = [parse_player(h).text for h in human] if human else humans()
+        chosen = [parse_player(h) for h in human or humans()]
     except PlayerError as exc:
         usage(str(exc))
-    if any(h.startswith("cpu") for h in chosen):
+    if any(h.name == "cpu" for h in chosen):
         usage("--human cpu: the CPU card plays the second seat, not the human's")
     checked_margin(margin)
     cfg = load_config(config)
@@ -364,7 +364,7 @@ def solo(
             verdicts.append(v)
             table.add_row(
                 str(level),
-                player,
+                player.text,
                 f"{row.games:,}",
                 present.rate(row.rate, row.low, row.high),
                 v.text(),

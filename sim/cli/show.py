@@ -52,7 +52,7 @@ def show(
     from reports.replay import ReplayError, RunGameError, print_game, print_run_game
     from sim.play.stepped import EngineError, StrategyError
     from sim.players.guard import timeout
-    from sim.players.specs import PlayerError, parse_players
+    from sim.players.specs import PlayerError, parse_matchup
 
     _check_show_options(run, game, seed, swapped, trust_run)
     if run is not None and overlay:
@@ -61,7 +61,7 @@ def show(
         checked_seed(seed)
     try:
         with timeout(decision_timeout):  # the import of a strategy file is bounded too
-            parse_players(players or "random,random")
+            named = parse_matchup(players) if players else None
     except PlayerError as exc:
         usage(str(exc))
     except (StrategyError, EngineError) as exc:
@@ -69,10 +69,11 @@ def show(
     try:
         with timeout(decision_timeout):
             if run is not None:
-                print_run_game(run, game, config, players, not no_legend, trust_run)
+                print_run_game(run, game, config, named, not no_legend, trust_run)
             else:
                 chosen = load_config(config or "base", overlay)
-                print_game(chosen, seed or 0, players or "random,random", swapped, not no_legend)
+                seats = named or parse_matchup("random,random")
+                print_game(chosen, seed or 0, seats, swapped, not no_legend)
     except RunGameError as exc:
         usage(str(exc))
     except (PlayerError, StrategyError, EngineError, ReplayError) as exc:

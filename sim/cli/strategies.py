@@ -53,8 +53,7 @@ def strategies_check(
 
     try:
         with timeout(decision_timeout):  # the import of a strategy file is bounded too
-            parse_player(spec)
-            results = run_checks(load_config(config), spec, games)
+            results = run_checks(load_config(config), parse_player(spec), games)
     except (PlayerError, StrategyError, EngineError) as exc:
         fail(str(exc))
     console = present.console()

@@ -15,6 +15,7 @@ from sim.engine.game import setup
 from sim.engine.state import END_REASONS, new_state
 from sim.model.config import Config
 from sim.play.stepped import EngineError, Turn
+from sim.players.specs import Matchup
 
 __all__ = [
     "EngineError",
@@ -77,9 +78,9 @@ def game_loop(policies=(0, 0), cpu_level: int = 0):
     return solo if cpu_level else plain
 
 
-def loop_label(a: str, b: str, cpu_level: int = 0) -> str:
+def loop_label(players: Matchup, cpu_level: int = 0) -> str:
     """What a compiled loop is compiled for, as progress shows it."""
-    return f"{a} vs {'the CPU' if cpu_level else b}"
+    return f"{players.first.text} vs {'the CPU' if cpu_level else players.second.text}"
 
 
 def prepare(
@@ -100,21 +101,20 @@ def prepare(
     return time.perf_counter() - started, cold
 
 
-def compile_cold(config: Config, a: str, b: str, note) -> float:
+def compile_cold(config: Config, players: Matchup, note) -> float:
     """Compile the loop of a built-in match-up here, before workers start, when the cache
     lacks it: one compile the workers then load, not one per worker at once, and never
     inside the timed run. note(label) is called first; returns the seconds (0 if cached)."""
     from sim.engine.jit import cached
-    from sim.players import specs as players
 
-    if not players.compiled(a, b):
+    if not players.compiled:
         return 0.0
-    level = players.cpu_level(b, config.rules.cpu_level)
-    codes = players.policy_codes(a, b)
+    level = players.cpu_level(config.rules.cpu_level)
+    codes = players.policy_codes()
     if cached(game_loop(codes, level)):
         return 0.0
-    note(loop_label(a, b, level))
-    return prepare(config, codes, players.budgets(a, b), level)[0]
+    note(loop_label(players, level))
+    return prepare(config, codes, players.budgets(), level)[0]
 
 
 def result_buffers(games: int) -> tuple[np.ndarray, np.ndarray]:
@@ -136,28 +136,26 @@ def turns(s, seed: int = 0) -> Iterator[Turn]:
 
 def play_matchup(
     config: Config,
-    a: str,
-    b: str,
+    players: Matchup,
     seeds: np.ndarray,
     swapped=None,
     cpu_level: int = 0,
     state=None,
     buffers=None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Play strategies A and B (specs) once per seed: in the compiled loop when both are
-    built-ins, else in the Python loop; the same result rows and card counts either way.
+    """Play the match-up's strategies A and B once per seed: in the compiled loop when both
+    are built-ins, else in the Python loop; the same result rows and card counts either way.
     buffers: zeroed result_buffers to fill (a worker reuses its own), else new ones."""
     from sim.play import stepped
-    from sim.players import specs as players
 
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
-    if players.compiled(a, b):
-        codes, limits = players.policy_codes(a, b), players.budgets(a, b)
+    if players.compiled:
+        codes, limits = players.policy_codes(), players.budgets()
         return play_batch(config, seeds, state, cpu_level, flags, buffers, codes, limits)
     out, cards = result_buffers(len(seeds)) if buffers is None else buffers
     first_game = (seeds[0], flags[0]) if len(seeds) else (0, 0)  # where a seat's failure shows
-    seat_a, seat_b = stepped.seats(config, a, b, *first_game)
+    seat_a, seat_b = stepped.seats(config, players, *first_game)
     stepped.play_games(config, seat_a, seat_b, seeds, flags, cpu_level, out, cards)
     return out, cards
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.model.config import Config
+from sim.players.specs import Matchup, parse_matchup
 
 
 @dataclass(frozen=True)
@@ -38,25 +39,24 @@ def compiling_note(label: str):
 
 
 def bench(
-    config: Config, games: int, seed: int = 1, players: str = "random,random", note=None
+    config: Config, games: int, seed: int = 1, players: Matchup | None = None, note=None
 ) -> BenchResult:
     """Play one match-up's games (random vs random by default) in one call and time it.
 
     note(): called before a compile (default: a line on stderr); the compile is timed apart.
     """
+    players = players or parse_matchup("random,random")
     from sim.engine.game import R_END, R_ERROR, R_TURNS, R_WINNER, WIN_FIRST
     from sim.engine.state import END_REASONS, new_state
     from sim.play.batch import loop_label, play_batch, play_matchup, prepare, result_buffers
-    from sim.players.specs import budgets, compiled, cpu_level, policy_codes, split_top_level
 
-    a, b = split_top_level(players)
-    level = cpu_level(b, config.rules.cpu_level)
+    level = players.cpu_level(config.rules.cpu_level)
     s = new_state()
     seeds = np.arange(seed, seed + games, dtype=np.uint64)
     cold = False
-    if compiled(a, b):
-        codes, limits = policy_codes(a, b), budgets(a, b)
-        shown = note or compiling_note(loop_label(a, b, level))
+    if players.compiled:
+        codes, limits = players.policy_codes(), players.budgets()
+        shown = note or compiling_note(loop_label(players, level))
         warmup, cold = prepare(config, codes, limits, level, shown)
         buffers = result_buffers(games)
         for array in buffers:
@@ -65,10 +65,10 @@ def bench(
         out, _ = play_batch(config, seeds, s, level, None, buffers, codes, limits)
     else:
         started = time.perf_counter()
-        play_matchup(config, a, b, np.arange(1, dtype=np.uint64), None, level, s)
+        play_matchup(config, players, np.arange(1, dtype=np.uint64), None, level, s)
         warmup = time.perf_counter() - started
         started = time.perf_counter()
-        out, _ = play_matchup(config, a, b, seeds, None, level)
+        out, _ = play_matchup(config, players, seeds, None, level)
     seconds = time.perf_counter() - started
     ends = np.bincount(out[:, R_END], minlength=len(END_REASONS)) / games
     return BenchResult(

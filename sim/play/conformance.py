@@ -31,20 +31,28 @@ from sim.play.stepped import (
     seated_game,
     seats,
 )
-from sim.players import specs as players
 from sim.players.interface import GameStart, Stream
 from sim.players.observation import observe
+from sim.players.specs import Matchup, Player, Seat
 from strategies.seats import turn_for
 
-Check = Callable[[Config, str, int], list[str]]
+Check = Callable[[Config, Player, int], list[str]]
+RANDOM = Player("random")
 
 
-def legal_moves(config: Config, spec: str, games: int) -> list[str]:
+def versus_random(player: Player) -> Matchup:
+    """The match-up the checks play: the strategy first, random second."""
+    return Matchup(player, RANDOM)
+
+
+def legal_moves(config: Config, player: Player, games: int) -> list[str]:
     """Every play the strategy makes is one of the legal plays of that moment."""
     problems = []
     for seed in range(games):
-        context = against_random(config, spec, seed)
-        arr, strategies = seated_game(config, *seats(config, spec, "random", seed), 0, context)
+        context = against_random(config, player, seed)
+        arr, strategies = seated_game(
+            config, *seats(config, versus_random(player), seed), 0, context
+        )
         s = arr[0]
         while s.ended == ONGOING and not problems:
             digit = int(s.mover)
@@ -55,33 +63,33 @@ def legal_moves(config: Config, spec: str, games: int) -> list[str]:
     return problems
 
 
-def against_random(config: Config, spec: str, seed: int) -> Context:
-    """A game of spec (first) against random, as `sim show` replays it."""
-    return Context(config_ref(config), seed, False, f"{spec},random")
+def against_random(config: Config, player: Player, seed: int) -> Context:
+    """A game of the strategy (first) against random, as `sim show` replays it."""
+    return Context(config_ref(config), seed, False, versus_random(player).text)
 
 
 def _forced(s) -> bool:
     return bool(forced_applies(s, int(s.mover)))
 
 
-def deterministic(config: Config, spec: str, games: int) -> list[str]:
+def deterministic(config: Config, player: Player, games: int) -> list[str]:
     """The same seeds give the same games, twice over."""
     seeds = np.arange(games, dtype=np.uint64)
-    first = play_matchup(config, spec, "random", seeds)
-    again = play_matchup(config, spec, "random", seeds)
+    first = play_matchup(config, versus_random(player), seeds)
+    again = play_matchup(config, versus_random(player), seeds)
     same = all(np.array_equal(x, y) for x, y in zip(first, again, strict=True))
     return [] if same else ["the same seeds gave different games"]
 
 
-def deterministic_claim(config: Config, spec: str, games: int) -> list[str]:
+def deterministic_claim(config: Config, player: Player, games: int) -> list[str]:
     """A strategy that declares itself deterministic replays a self-play game exactly, result
     and card counts, when the seats swap (the statistics count such a pair once, and the
     runner records a built-in's replay without playing it); others pass."""
-    if not players.deterministic(spec):
+    if not player.deterministic:
         return []
     seeds = np.repeat(np.arange(1, games + 1, dtype=np.uint64), 2)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), games)
-    out, cards = play_matchup(config, spec, spec, seeds, swapped)
+    out, cards = play_matchup(config, Matchup(player, player), seeds, swapped)
     rows = (out[0::2] != out[1::2]).any(axis=1)
     differ = np.flatnonzero(rows | (cards[0::2] != cards[1::2]).reshape(games, -1).any(axis=1))
     if len(differ):
@@ -90,14 +98,14 @@ def deterministic_claim(config: Config, spec: str, games: int) -> list[str]:
     return []
 
 
-def untouched_inputs(config: Config, spec: str, games: int) -> list[str]:
+def untouched_inputs(config: Config, player: Player, games: int) -> list[str]:
     """A Python strategy leaves the observation and decision it is given as they were."""
-    seat, random = seats(config, spec, "random", 0)
+    seat, random = seats(config, versus_random(player), 0)
     if seat.strategy is None:
         return []  # built-ins see the state only through the compiled engine's copies
     problems: list[str] = []
     watcher = _Watcher(seat.strategy, problems)
-    guarded = players.Seat(seat.spec, seat.code, seat.budget, watcher)
+    guarded = Seat(seat.spec, seat.code, seat.budget, watcher)
     seeds = np.arange(games, dtype=np.uint64)
     out, cards = result_buffers(games)
     play_games(config, guarded, random, seeds, np.zeros(games), 0, out, cards)
@@ -127,7 +135,7 @@ class _Watcher:
         return choice
 
 
-def blind_to_hidden(config: Config, spec: str, games: int) -> list[str]:
+def blind_to_hidden(config: Config, player: Player, games: int) -> list[str]:
     """Two games that differ only in what the mover cannot see (the opponent's hand and
     the order of the piles below their tops) get the same play from the strategy."""
     problems = []
@@ -136,7 +144,7 @@ def blind_to_hidden(config: Config, spec: str, games: int) -> list[str]:
             pair = hidden_variants(config, seed, turns)
             if pair is None:
                 continue
-            plays = [one_turn(spec, s, config, seed) for s in pair]
+            plays = [one_turn(player, s, config, seed) for s in pair]
             if plays[0] != plays[1]:
                 problems.append(
                     f"game seed {seed}, turn {turns + 1}: the play changed with hidden cards "
@@ -149,9 +157,7 @@ def hidden_variants(config: Config, seed: int, turns: int):
     """A random game's state after `turns` turns, and a copy with the opponent's hand
     swapped into their pile below its top card and the mover's pile reversed below its
     top; None if the game is over by then or nothing hidden can move."""
-    arr, strategies = seated_game(
-        config, players.seat("random"), players.seat("random"), 0, Context(seed=seed)
-    )
+    arr, strategies = seated_game(config, RANDOM.seat(), RANDOM.seat(), 0, Context(seed=seed))
     s = arr[0]
     game = drive(s, strategies, Context(seed=seed))
     for _ in range(turns):
@@ -181,13 +187,13 @@ def hidden_variants(config: Config, seed: int, turns: int):
     return arr, other_arr
 
 
-def one_turn(spec: str, arr, config: Config, seed: int):
+def one_turn(player: Player, arr, config: Config, seed: int):
     """The play the strategy makes in the mover's seat of a copy of arr[0]."""
     work = fresh_state()
     work[0] = arr[0]
     s = work[0]
     digit = int(s.mover)
-    seat = seats(config, spec, "random", seed)[0]
+    seat = seats(config, versus_random(player), seed)[0]
     s.policy[digit], s.budget[digit] = seat.code, seat.budget
     hand = [int(s.hand[digit, i]) for i in range(int(s.hand_len[digit]))]
     if seat.strategy is None:
@@ -195,9 +201,11 @@ def one_turn(spec: str, arr, config: Config, seed: int):
         turn_for(seat.code)(s)
     else:
         # `sim show` cannot reach this position; the check that found it can
-        rerun = f"sim strategies check {shlex.quote(spec)} --config "
+        rerun = f"sim strategies check {shlex.quote(player.text)} --config "
         rerun += f"{shlex.quote(config_ref(config))} --games {seed + 1}"
-        context = Context(config_ref(config), seed, players=f"{spec},random", command=rerun)
+        context = Context(
+            config_ref(config), seed, players=versus_random(player).text, command=rerun
+        )
         place = "first" if digit == s.first else "second"
         start = GameStart(digit, place, config.name, seed, Stream(s.srng[digit]))
         hook(seat.strategy, "start_game", start, context)
@@ -207,10 +215,10 @@ def one_turn(spec: str, arr, config: Config, seed: int):
     return hand.index(int(s.last[0])), int(s.last[1]), int(s.last[2])
 
 
-def pickles(config: Config, spec: str, games: int) -> list[str]:
+def pickles(config: Config, player: Player, games: int) -> list[str]:
     """The seat (with a Python strategy's instance) survives pickling for worker processes
     and plays the same games afterwards."""
-    seat = seats(config, spec, "random", 0)[0]
+    seat = seats(config, versus_random(player), 0)[0]
     try:
         again = pickle.loads(pickle.dumps(seat))
     except Exception as exc:  # noqa: BLE001 - the message is the finding
@@ -228,6 +236,6 @@ CHECKS: dict[str, Check] = {
 }
 
 
-def run_checks(config: Config, spec: str, games: int = 20) -> dict[str, list[str]]:
+def run_checks(config: Config, player: Player, games: int = 20) -> dict[str, list[str]]:
     """Each check's problems (empty when it passes)."""
-    return {name: check(config, spec, games) for name, check in CHECKS.items()}
+    return {name: check(config, player, games) for name, check in CHECKS.items()}

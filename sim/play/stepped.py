@@ -38,6 +38,7 @@ from sim.model.position import Plain, card_at, hand_cards
 from sim.players import guard
 from sim.players import interface as api
 from sim.players.observation import Observation, observe
+from sim.players.specs import Matchup, PlayerError
 from strategies.seats import turn_for
 
 OUTCOMES = ("points", "tiebreak", "draw")  # engine/game.py OUTCOME_* order
@@ -252,15 +253,13 @@ def placed(message: str, context: Context, decision=None, where: str = "") -> st
     return "\n".join([*lines, f"  replay it: {context.replay()}"])
 
 
-def seats(config, a: str, b: str, seed: int, swapped: bool = False):
-    """Seats for A and B (players.Seat); a strategy that cannot be created fails like one that
+def seats(config, players: Matchup, seed: int, swapped: bool = False):
+    """Seats for A and B (specs.Seat); a strategy that cannot be created fails like one that
     raises, naming the game it was created for."""
-    from sim.players import specs as players
-
-    context = Context(config_ref(config), int(seed), bool(swapped), f"{a},{b}")
+    context = Context(config_ref(config), int(seed), bool(swapped), players.text)
     try:
-        return players.seat(a), players.seat(b)
-    except players.PlayerError as exc:
+        return players.first.seat(), players.second.seat()
+    except PlayerError as exc:
         raise StrategyError(placed(str(exc), context)) from None
 
 

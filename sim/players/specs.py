@@ -82,7 +82,7 @@ class Player:
     """A parsed spec: a built-in or plug-in name (or file.py:Class) and its parameters."""
 
     name: str
-    params: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict, hash=False)
 
     @property
     def text(self) -> str:
@@ -92,6 +92,56 @@ class Player:
     @property
     def built_in(self) -> bool:
         return self.name in BUILT_IN
+
+    @property
+    def code(self) -> int:
+        """The engine policy code (Python strategies and the CPU play through random's)."""
+        return BUILT_IN[self.name].code if self.built_in else POLICY_RANDOM
+
+    @property
+    def budget(self) -> int:
+        """The engine search budget (0 for strategies without one)."""
+        spec = BUILT_IN.get(self.name)
+        if spec is None or spec.budget is None:
+            return 0
+        return self.params.get(spec.budget, spec.params[spec.budget].default)
+
+    def cpu_level(self, default: int) -> int:
+        """The CPU level this seat asks for (its own or the config's), or 0 if not the CPU."""
+        return self.params.get("level", default) if self.name == "cpu" else 0
+
+    def seat(self) -> Seat:
+        """The strategy ready to sit down (a Python strategy's class is instantiated)."""
+        if self.built_in:
+            return Seat(self.text, self.code, self.budget)
+        from sim.players import plugins
+
+        try:
+            instance = plugins.make(self.name, self.params, self.text)
+        except plugins.PluginError as exc:
+            raise PlayerError(str(exc)) from None
+        return Seat(self.text, POLICY_RANDOM, 0, instance)
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether the strategy declares it draws no random numbers (built-ins in BUILT_IN,
+        Python strategies by a class attribute `deterministic = True`; the conformance suite
+        checks it). Such a strategy playing itself plays a seat-swapped pair's second game
+        as a replay."""
+        if self.built_in:
+            return BUILT_IN[self.name].deterministic
+        return bool(getattr(self.seat().strategy, "deterministic", False))
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A strategy ready to sit down: built-ins as an engine code and budget, Python
+    strategies as an instance (strategy None for built-ins)."""
+
+    spec: str
+    code: int
+    budget: int
+    strategy: object | None = None
 
 
 def _show(value) -> str:
@@ -190,6 +240,30 @@ class Matchup:
         """The match-up's label in tables and reports: 'first,second'."""
         return ",".join(self.specs)
 
+    @property
+    def compiled(self) -> bool:
+        """Both seats are built-ins, so the games run in the compiled loop."""
+        return self.first.built_in and self.second.built_in
+
+    @property
+    def replays(self) -> bool:
+        """A deterministic built-in against itself: a seat-swapped pair's second game is the
+        first played again (the conformance suite checks it). Python strategies' claims are
+        checked, not trusted to skip games."""
+        return self.first == self.second and self.first.built_in and self.first.deterministic
+
+    def policy_codes(self) -> tuple[int, int]:
+        """The engine policy codes of both seats (the CPU is not a policy: see cpu_level)."""
+        return self.first.code, self.second.code
+
+    def budgets(self) -> tuple[int, int]:
+        """The engine search budgets of both seats."""
+        return self.first.budget, self.second.budget
+
+    def cpu_level(self, default: int) -> int:
+        """The CPU level of the second seat (its own or the config's), or 0 for no CPU."""
+        return self.second.cpu_level(default)
+
 
 def _two_seats(spec: str) -> list[str]:
     parts = split_top_level(spec)
@@ -202,15 +276,15 @@ def _two_seats(spec: str) -> list[str]:
 
 def parse_matchup(spec: str) -> Matchup:
     """'random,cpu(level=3)' -> both seats checked (a Python strategy's class is loaded)."""
-    first, second = (parse_player(p) for p in _two_seats(spec))
+    return matchup(*_two_seats(spec))
+
+
+def matchup(first: str, second: str) -> Matchup:
+    """The match-up of two seats' specs, each checked as parse_matchup checks them."""
+    first, second = parse_player(first), parse_player(second)
     if first.name == "cpu":
         raise PlayerError("the CPU always plays second: put cpu in the second seat (random,cpu)")
     return Matchup(first, second)
-
-
-def parse_players(spec: str) -> tuple[str, str]:
-    """'random,cpu(level=3)' -> the first and second seat's canonical specs."""
-    return parse_matchup(spec).specs
 
 
 def read_matchup(label: str) -> Matchup:
@@ -226,67 +300,3 @@ def _read_player(text: str) -> Player:
         raise PlayerError(f"strategy spec {text!r} is not name or name(key=value, ...)")
     items = [a.strip() for a in split_top_level(match.group(2) or "") if a.strip()]
     return Player(match.group(1), dict(_key_value(match.group(1), item) for item in items))
-
-
-def policy_codes(a: str, b: str) -> tuple[int, int]:
-    """The engine policy codes of strategies A and B (the CPU is not a policy: see cpu_level)."""
-    return BUILT_IN[parse_player(a).name].code, BUILT_IN[parse_player(b).name].code
-
-
-def budgets(a: str, b: str) -> tuple[int, int]:
-    """The engine search budgets of strategies A and B (0 for strategies without one)."""
-    return _budget(parse_player(a)), _budget(parse_player(b))
-
-
-def _budget(player: Player) -> int:
-    spec = BUILT_IN[player.name]
-    if spec.budget is None:
-        return 0
-    return player.params.get(spec.budget, spec.params[spec.budget].default)
-
-
-def cpu_level(second: str, default: int) -> int:
-    """The CPU level a second-seat spec asks for (its own or the config's), or 0 for none."""
-    player = parse_player(second)
-    if player.name != "cpu":
-        return 0
-    return player.params.get("level", default)
-
-
-@dataclass(frozen=True)
-class Seat:
-    """A strategy ready to sit down: built-ins as an engine code and budget, Python
-    strategies as an instance (strategy None for built-ins)."""
-
-    spec: str
-    code: int
-    budget: int
-    strategy: object | None = None
-
-
-def seat(spec: str) -> Seat:
-    player = parse_player(spec)
-    if player.built_in:
-        return Seat(player.text, BUILT_IN[player.name].code, _budget(player))
-    from sim.players import plugins
-
-    try:
-        instance = plugins.make(player.name, player.params, player.text)
-    except plugins.PluginError as exc:
-        raise PlayerError(str(exc)) from None
-    return Seat(player.text, POLICY_RANDOM, 0, instance)
-
-
-def deterministic(spec: str) -> bool:
-    """Whether the strategy declares it draws no random numbers (built-ins in BUILT_IN, Python
-    strategies by a class attribute `deterministic = True`); the conformance suite checks it.
-    Such a strategy playing itself plays a seat-swapped pair's second game as a replay."""
-    player = parse_player(spec)
-    if player.built_in:
-        return BUILT_IN[player.name].deterministic
-    return bool(getattr(seat(spec).strategy, "deterministic", False))
-
-
-def compiled(a: str, b: str) -> bool:
-    """Whether both strategies are built-ins, so games can run in the compiled loop."""
-    return parse_player(a).built_in and parse_player(b).built_in

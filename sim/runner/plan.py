@@ -12,7 +12,7 @@ from sim.model.config import Config, ConfigError, read_toml
 from sim.model.config import load as load_config
 from sim.model.overlay import OverlayError, derive
 from sim.model.rules import RULES_VERSION
-from sim.players.specs import PlayerError, parse_player, parse_players
+from sim.players.specs import Matchup, PlayerError, parse_matchup
 from sim.runner.provenance import source_hash, strategy_version
 
 DEFAULT_CHUNK = 100_000
@@ -38,18 +38,28 @@ class Cell:
 
     index: int
     config: Config
-    a: str
-    b: str
+    players: Matchup
     swapped_pairs: bool = True
 
     @property
     def swap(self) -> bool:
         """Seat-swapped pairs, unless the CPU plays: it always takes the second seat."""
-        return self.swapped_pairs and not self.b.startswith("cpu")
+        return self.swapped_pairs and self.players.second.name != "cpu"
 
     @property
     def matchup(self) -> str:
-        return f"{self.a},{self.b}"
+        """The match-up's label, as the tables store it."""
+        return self.players.text
+
+    @property
+    def a(self) -> str:
+        """Strategy A's spec, as the tables store it."""
+        return self.players.first.text
+
+    @property
+    def b(self) -> str:
+        """Strategy B's spec, as the tables store it."""
+        return self.players.second.text
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ class Chunk:
 @dataclass(frozen=True)
 class RunPlan:
     configs: tuple[Config, ...]
-    matchups: tuple[tuple[str, str], ...]
+    matchups: tuple[Matchup, ...]
     games: int
     seed: int
     swap: bool = True
@@ -78,9 +88,9 @@ class RunPlan:
 
     def cells(self) -> list[Cell]:
         return [
-            Cell(i * len(self.matchups) + j, config, a, b, self.swap)
+            Cell(i * len(self.matchups) + j, config, players, self.swap)
             for i, config in enumerate(self.configs)
-            for j, (a, b) in enumerate(self.matchups)
+            for j, players in enumerate(self.matchups)
         ]
 
     def chunks(self) -> list[Chunk]:
@@ -94,14 +104,14 @@ class RunPlan:
     @cached_property
     def strategy_versions(self) -> dict[str, str]:
         """Each strategy's version (provenance.strategy_version), by spec."""
-        specs = sorted({spec for matchup in self.matchups for spec in matchup})
-        return {spec: strategy_version(parse_player(spec).name) for spec in specs}
+        players = {p.text: p for m in self.matchups for p in (m.first, m.second)}
+        return {spec: strategy_version(players[spec].name) for spec in sorted(players)}
 
     def params(self) -> dict:
         """Everything that decides the results, code included; a run folder holds one set."""
         return {
             "configs": [{"name": c.name, "hash": c.hash} for c in self.configs],
-            "matchups": [f"{a},{b}" for a, b in self.matchups],
+            "matchups": [m.text for m in self.matchups],
             "games": self.games,
             "seed": self.seed,
             "swap": self.swap,
@@ -122,11 +132,11 @@ class RunPlan:
         return self.games * len(self.configs) * len(self.matchups)
 
 
-def default_chunk(matchups) -> int:
+def default_chunk(matchups: tuple[Matchup, ...]) -> int:
     """Part size from the strategies alone (so rerunning a command continues its run):
     large for the compiled fast players, small when a search or Python strategy plays, so
     finished work reaches disk often and every worker gets a share."""
-    names = {parse_player(spec).name for matchup in matchups for spec in matchup}
+    names = {p.name for m in matchups for p in (m.first, m.second)}
     return DEFAULT_CHUNK if names <= FAST else SLOW_CHUNK
 
 
@@ -154,7 +164,7 @@ def make_plan(
         raise UsageError(str(exc)) from exc
     loaded = _configs(configs, overlay)
     chunk_size = default_chunk(matchups) if chunk_size is None else chunk_size
-    if swap and games % 2 and any(not b.startswith("cpu") for _, b in matchups):
+    if swap and games % 2 and any(m.second.name != "cpu" for m in matchups):
         raise UsageError(
             f"--games {games}: seat swapping plays whole pairs, so give an even number "
             f"({games - 1:,} or {games + 1:,}) or --no-swap"
@@ -184,12 +194,12 @@ def check_numbers(name=lambda field: f"--{field.replace('_', '-')}", **values: i
             raise UsageError(f"{name(field)} must be in {shown}, got {value}")
 
 
-def _matchups(players: list[str]) -> tuple[tuple[str, str], ...]:
+def _matchups(players: list[str]) -> tuple[Matchup, ...]:
     """Each match-up once: the same pair twice would count its seeds twice."""
-    matchups = tuple(parse_players(spec) for spec in players)
+    matchups = tuple(parse_matchup(spec) for spec in players)
     for i, matchup in enumerate(matchups):
-        if matchup in matchups[:i]:
-            raise PlayerError(f"--players {players[i]!r}: match-up {','.join(matchup)} given twice")
+        if matchup.text in [m.text for m in matchups[:i]]:
+            raise PlayerError(f"--players {players[i]!r}: match-up {matchup.text} given twice")
     return matchups
 
 

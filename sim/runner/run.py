@@ -152,8 +152,8 @@ def compile_first(plan: RunPlan, note: Callable[[str], None]) -> None:
     with ExitStack() as stack:
         writer = _writer_beside(plan, note, stack)
         for config in plan.configs:
-            for a, b in plan.matchups:
-                compile_cold(config, a, b, lambda label: note(f"the engine for {label}"))
+            for players in plan.matchups:
+                compile_cold(config, players, lambda label: note(f"the engine for {label}"))
         if writer is not None:
             writer.join()
     compile_writer(plan, note if writer is None else lambda what: None)
@@ -343,7 +343,7 @@ def _new_manifest(plan: RunPlan) -> dict:
         "python": platform.python_version(),
         "libraries": library_versions(),
         "configs": {c.name: _config_record(c) for c in plan.configs},
-        "strategies": sorted({s for m in plan.matchups for s in m}),
+        "strategies": sorted({s for m in plan.matchups for s in m.specs}),
         "strategy_versions": plan.strategy_versions,
         "master_seed": plan.seed,
         "seeds": SCHEME,  # how a game's seed follows from its cell's seed_key (not stored)

@@ -60,7 +60,6 @@ def play_chunk(task: Task) -> Done:
     from sim.engine.game import R_ERROR
     from sim.play.batch import play_matchup
     from sim.play.stepped import StrategyError
-    from sim.players.specs import cpu_level
     from sim.store.seeds import played_seeds
 
     started = time.perf_counter()
@@ -68,19 +67,19 @@ def play_chunk(task: Task) -> Done:
     chunk, cell = task.chunk, task.chunk.cell
     index_start, index_stop = chunk.start, chunk.stop
     seeds = played_seeds(task.key, index_start, index_stop, task.swap)
-    level = cpu_level(cell.b, cell.config.rules.cpu_level)
+    level = cell.players.cpu_level(cell.config.rules.cpu_level)
     swapped = (np.arange(index_start, index_stop) % 2 == 1) if task.swap else None
     try:
-        if task.swap and replays(cell.a, cell.b):  # each odd game is the even one replayed
+        if task.swap and cell.players.replays:  # each odd game is the even one replayed
             buffers = _zeroed_buffers(len(seeds) // 2)
             out, cards = play_matchup(
-                cell.config, cell.a, cell.b, seeds[::2], None, level, None, buffers
+                cell.config, cell.players, seeds[::2], None, level, None, buffers
             )
             out, cards = out.repeat(2, axis=0), cards.repeat(2, axis=0)
         else:
             buffers = _zeroed_buffers(len(seeds))
             out, cards = play_matchup(
-                cell.config, cell.a, cell.b, seeds, swapped, level, None, buffers
+                cell.config, cell.players, seeds, swapped, level, None, buffers
             )
     except StrategyError as exc:
         raise ChunkError(str(exc)) from None
@@ -138,16 +137,6 @@ def kernels_cached() -> bool:
 
     used = (tables._transpose, tables._card_tally, tables._tally, parquet._hybrid_into)
     return all(cached(kernel) for kernel in used)
-
-
-def replays(a: str, b: str) -> bool:
-    """A built-in deterministic strategy against itself: a seat-swapped pair's second game
-    is the first played again (the conformance suite checks it), so it is played once and
-    recorded twice. Python strategies' claims are checked, not trusted to skip games."""
-    from sim.players.specs import BUILT_IN, parse_player
-
-    player = parse_player(a)
-    return a == b and player.built_in and BUILT_IN[player.name].deterministic
 
 
 def _zeroed_buffers(games: int):

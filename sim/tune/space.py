@@ -26,7 +26,7 @@ from sim.engine.cards import (
 from sim.model.config import MAX_CARDS, MIN_DECK, Config, ConfigError, find, read_toml
 from sim.model.config import load as load_config
 from sim.model.rules import RuleError, RuleOptions
-from sim.players.specs import PlayerError, parse_players
+from sim.players.specs import PlayerError, parse_matchup, read_matchup
 from sim.tune.metrics import Value
 
 METRICS = {
@@ -238,14 +238,14 @@ def _matchups(path: Path, value) -> tuple[str, ...]:
     out = []
     for i, spec in enumerate(value):
         try:
-            a, b = parse_players(spec)
+            matchup = parse_matchup(spec)
         except PlayerError as exc:
             raise SpaceError(f"{path}: matchups[{i}]: {exc}") from None
-        if b.startswith("cpu"):
+        if matchup.second.name == "cpu":
             raise SpaceError(f"{path}: matchups[{i}]: the CPU card plays solo mode, not a pair")
-        if f"{a},{b}" in out:
-            raise SpaceError(f"{path}: matchups[{i}]: {a},{b} given twice")
-        out.append(f"{a},{b}")
+        if matchup.text in out:
+            raise SpaceError(f"{path}: matchups[{i}]: {matchup.text} given twice")
+        out.append(matchup.text)
     return tuple(out)
 
 
@@ -373,12 +373,12 @@ def _target_matchup(where: str, entry: dict, matchups: tuple[str, ...]) -> str:
             raise SpaceError(f"{where}.matchup: missing; one of {', '.join(matchups)}")
         return matchups[0]
     try:
-        a, b = parse_players(entry["matchup"]) if isinstance(entry["matchup"], str) else (0, 0)
+        label = read_matchup(entry["matchup"]).text if isinstance(entry["matchup"], str) else ""
     except PlayerError as exc:
         raise SpaceError(f"{where}.matchup: {exc}") from None
-    if f"{a},{b}" not in matchups:
+    if label not in matchups:
         raise SpaceError(f"{where}.matchup: {entry['matchup']!r} is not in matchups")
-    return f"{a},{b}"
+    return label
 
 
 def _target_bounds(where: str, entry: dict) -> tuple[float | None, float | None]:

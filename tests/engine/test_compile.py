@@ -152,9 +152,10 @@ from sim.play import compiled
 from sim.model import config
 from sim.engine import cpu
 from sim.play.batch import play_matchup
+from sim.players.specs import matchup
 from strategies import greedy, heuristic, ismcts, mc
 
-play_matchup(config.load("base"), A, "random", np.arange(3, dtype=np.uint64))
+play_matchup(config.load("base"), matchup(A, "random"), np.arange(3, dtype=np.uint64))
 functions = {f.__name__: f for tier in compiled.TIERS for f in tier[1:]}
 functions.update(greedy=greedy.greedy_turn, heuristic=heuristic.heuristic_turn,
                  mc=mc.mc_turn, ismcts=ismcts.ismcts_turn, cpu=cpu.cpu_turn)
@@ -220,8 +221,9 @@ def test_each_match_up_plays_in_its_loop_the_full_loop_s_games(a, b, loop):
     from sim.players import specs as players
 
     base = config.load("base")
-    level = players.cpu_level(b, base.rules.cpu_level)
-    codes, limits = players.policy_codes(a, b), players.budgets(a, b)
+    seats = players.matchup(a, b)
+    level = seats.cpu_level(base.rules.cpu_level)
+    codes, limits = seats.policy_codes(), seats.budgets()
     assert game_loop(codes, level).__name__ == loop
     games = 60 if MC in (a, b) or ISMCTS in (a, b) else 300
     games //= 30 if SLOW_ENGINE else 1  # plain Python plays about a hundred times slower

@@ -19,6 +19,7 @@ from sim.engine.game import R_END, R_ERROR
 from sim.engine.state import END_REASONS
 from sim.model import config as cfg
 from sim.play import batch as game
+from sim.players.specs import matchup
 
 STRESS_KINDS = (("PRINT", "H"), ("PRINT", "V"), ("PASTE", "H"), ("CUT", "V"), ("GOSUB", "H"))
 
@@ -59,7 +60,7 @@ def test_stress_decks_play_to_the_end(counts, blanks, orientation, first_seed):
     for level in (0, 1, 2, 3, 4):  # two-player random, then solo at every level
         out, _ = game.play_batch(config, seeds, cpu_level=level)
         assert_every_game_ends_by_the_rules(out)
-    out, _ = game.play_matchup(config, "greedy", "heuristic", seeds[:10])
+    out, _ = game.play_matchup(config, matchup("greedy", "heuristic"), seeds[:10])
     assert_every_game_ends_by_the_rules(out)
 
 

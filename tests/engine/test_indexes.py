@@ -75,7 +75,7 @@ from sim.model.config import load
 from sim.engine.game import play_random_games
 from sim.engine.state import new_state
 from sim.play.batch import result_buffers
-from sim.players.specs import budgets, cpu_level, policy_codes, split_top_level
+from sim.players.specs import parse_matchup
 
 MATCHUPS = ("greedy,random", "heuristic,greedy", "mc(rollouts=12),heuristic",
             "ismcts(iterations=30),mc(rollouts=12)", "random,cpu(level=1)",
@@ -83,12 +83,12 @@ MATCHUPS = ("greedy,random", "heuristic,greedy", "mc(rollouts=12),heuristic",
 for name in ("base", "base-60", "variants", "101", "large"):
     config = load(name)
     for players, games in [("random,random", 3000)] + [(m, 6) for m in MATCHUPS]:
-        a, b = split_top_level(players)
-        level = cpu_level(b, config.rules.cpu_level)
+        seats = parse_matchup(players)
+        level = seats.cpu_level(config.rules.cpu_level)
         loop = play_random_games if players == "random,random" else play_games
         seeds = np.arange(1, games + 1, dtype=np.uint64)
         swapped = np.zeros(games, np.uint8) if level else (np.arange(games) % 2).astype(np.uint8)
-        seats = (np.asarray(policy_codes(a, b), np.int8), np.asarray(budgets(a, b), np.int32))
+        seats = (np.asarray(seats.policy_codes(), np.int8), np.asarray(seats.budgets(), np.int32))
         out, cards = result_buffers(games)
         loop(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards)
         assert (out[:, 5] == 0).all(), (name, players)  # R_ERROR

@@ -65,10 +65,11 @@ def test_bench_reports_a_complete_sample():
 
 def test_bench_times_any_match_up_and_plays_the_run_games():
     from sim.play.bench import bench
+    from sim.players.specs import parse_matchup
 
     for players in ("greedy,random", "canonical-random,random"):
-        result = bench(BASE, 60, seed=5, players=players)
+        result = bench(BASE, 60, seed=5, players=parse_matchup(players))
         assert result.games == 60 and result.errors == 0
     # the canonical random written in Python plays the compiled games: same first-seat share
-    python = bench(BASE, 60, seed=5, players="canonical-random,canonical-random")
+    python = bench(BASE, 60, seed=5, players=parse_matchup("canonical-random,canonical-random"))
     assert python.first_wins == bench(BASE, 60, seed=5).first_wins

@@ -15,7 +15,7 @@ import pytest
 
 from sim.model.config import load
 from sim.play.batch import play_batch
-from sim.players.specs import budgets, policy_codes
+from sim.players.specs import matchup
 
 RANDOM_DIGESTS = {
     "base": "34631b3683121ba86ac9d9793bf12a3076c3014d5bed71c0e83a6b5fa3b4c105",
@@ -51,7 +51,8 @@ def test_random_games_are_main_s_games(name):
 
 def test_greedy_games_are_main_s_games():
     seeds, swapped = batch(300)
-    codes, limits = policy_codes("greedy", "random"), budgets("greedy", "random")
+    seats = matchup("greedy", "random")
+    codes, limits = seats.policy_codes(), seats.budgets()
     out = play_batch(load("base"), seeds, swapped=swapped, policies=codes, budgets=limits)
     assert digest(*out) == GREEDY_DIGEST
 
@@ -64,6 +65,7 @@ def test_games_against_the_cpu_are_main_s_games():
 @pytest.mark.parametrize("spec, games", sorted(SEARCH_DIGESTS))
 def test_search_games_are_main_s_games(spec, games):
     seeds, swapped = batch(games)
-    codes, limits = policy_codes(spec, "random"), budgets(spec, "random")
+    seats = matchup(spec, "random")
+    codes, limits = seats.policy_codes(), seats.budgets()
     out = play_batch(load("base"), seeds, swapped=swapped, policies=codes, budgets=limits)
     assert digest(*out) == SEARCH_DIGESTS[(spec, games)]

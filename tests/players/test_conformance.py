@@ -10,7 +10,7 @@ import pytest
 from sim.model import config as cfg
 from sim.play import conformance
 from sim.players import plugins
-from sim.players.specs import BUILT_IN
+from sim.players.specs import BUILT_IN, parse_player
 
 BASE = cfg.load("base")
 TEST_STRATEGIES = Path(__file__).resolve().parents[1] / "strategies_for_tests.py"
@@ -25,22 +25,28 @@ EVERY = [
 @pytest.mark.parametrize("spec", EVERY)
 @pytest.mark.parametrize("check", sorted(conformance.CHECKS))
 def test_every_strategy_conforms(spec, check):
-    assert conformance.CHECKS[check](BASE, spec, 6) == []
+    assert conformance.CHECKS[check](BASE, parse_player(spec), 6) == []
 
 
 def test_a_strategy_reading_hidden_cards_is_caught():
-    problems = conformance.blind_to_hidden(BASE, f"{TEST_STRATEGIES}:Cheater", 6)
+    problems = conformance.blind_to_hidden(BASE, parse_player(f"{TEST_STRATEGIES}:Cheater"), 6)
     assert problems and "the play changed with hidden cards" in problems[0]
 
 
 def test_a_false_claim_of_determinism_is_caught():
-    problems = conformance.deterministic_claim(BASE, f"{TEST_STRATEGIES}:FalselyDeterministic", 6)
+    problems = conformance.deterministic_claim(
+        BASE, parse_player(f"{TEST_STRATEGIES}:FalselyDeterministic"), 6
+    )
     assert problems and "declares itself deterministic" in problems[0]
-    assert conformance.deterministic_claim(BASE, f"{TEST_STRATEGIES}:HonestFirst", 6) == []
+    assert (
+        conformance.deterministic_claim(BASE, parse_player(f"{TEST_STRATEGIES}:HonestFirst"), 6)
+        == []
+    )
 
 
 def test_greedy_and_heuristic_declare_themselves_deterministic_and_random_does_not():
-    from sim.players.specs import deterministic
+    def deterministic(spec: str) -> bool:
+        return parse_player(spec).deterministic
 
     assert deterministic("greedy") and deterministic("heuristic")
     assert not deterministic("random") and not deterministic("mc(rollouts=8)")
@@ -57,7 +63,7 @@ def test_the_variants_differ_only_in_hidden_cards():
 
 
 def test_a_strategy_writing_into_its_input_is_caught():
-    problems = conformance.untouched_inputs(BASE, f"{TEST_STRATEGIES}:Mutator", 2)
+    problems = conformance.untouched_inputs(BASE, parse_player(f"{TEST_STRATEGIES}:Mutator"), 2)
     assert problems and "changed its input" in problems[0]
 
 

@@ -13,7 +13,7 @@ from sim.model.notation import normalise_display, parse_display, parse_hand_card
 from sim.model.position import Position, build_state, display_rows
 from sim.model.rules import RuleOptions
 from sim.play.batch import play_batch
-from sim.players.specs import parse_players, policy_codes
+from sim.players.specs import matchup, parse_matchup
 from strategies.greedy import greedy_turn
 
 RULES = RuleOptions()
@@ -60,7 +60,9 @@ def test_greedy_beats_random_over_seat_swapped_pairs():
     pairs = 2000
     seeds = np.repeat(np.arange(pairs, dtype=np.uint64) + np.uint64(10**6), 2)
     swapped = np.tile([0, 1], pairs)
-    out, _ = play_batch(base, seeds, swapped=swapped, policies=policy_codes("greedy", "random"))
+    out, _ = play_batch(
+        base, seeds, swapped=swapped, policies=matchup("greedy", "random").policy_codes()
+    )
     winner = out[:, R_WINNER]
     greedy_won = ((winner == 0) & (swapped == 0)) | ((winner == 1) & (swapped == 1))
     ci = binomtest(int(greedy_won.sum()), len(winner)).proportion_ci(method="wilson")
@@ -76,5 +78,5 @@ def test_greedy_is_deterministic_for_a_seed():
 
 
 def test_greedy_is_a_registered_player():
-    assert parse_players("greedy,random") == ("greedy", "random")
-    assert policy_codes("greedy", "random") == (POLICY_GREEDY, 0)
+    assert parse_matchup("greedy,random").specs == ("greedy", "random")
+    assert matchup("greedy", "random").policy_codes() == (POLICY_GREEDY, 0)

@@ -14,7 +14,7 @@ from sim.model.notation import normalise_display, parse_display, parse_hand_card
 from sim.model.position import Position, build_state, display_rows, hand_cards
 from sim.model.rules import RuleOptions
 from sim.play.batch import play_batch
-from sim.players.specs import policy_codes
+from sim.players.specs import matchup
 from strategies.greedy import greedy_turn
 from strategies.heuristic import heuristic_turn
 
@@ -159,7 +159,7 @@ def test_heuristic_beats_greedy_over_seat_swapped_pairs():
     pairs = 1000
     seeds = np.repeat(np.arange(pairs, dtype=np.uint64) + np.uint64(3 * 10**6), 2)
     swapped = np.tile([0, 1], pairs)
-    codes = policy_codes("heuristic", "greedy")
+    codes = matchup("heuristic", "greedy").policy_codes()
     out, _ = play_batch(base, seeds, swapped=swapped, policies=codes)
     winner = out[:, R_WINNER]
     won = ((winner == 0) & (swapped == 0)) | ((winner == 1) & (swapped == 1))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from sim.players.specs import PlayerError, cpu_level, parse_players, split_top_level
+from sim.players.specs import PlayerError, parse_matchup, parse_player, split_top_level
 from sim.runner.plan import make_plan
 from sim.runner.run import RunOptions, execute
 
 
 def test_specs_with_parameters_split_at_top_level_commas():
     assert split_top_level("random,cpu(level=3)") == ["random", "cpu(level=3)"]
-    assert parse_players("random, cpu( level = 3 )") == ("random", "cpu(level=3)")
+    assert parse_matchup("random, cpu( level = 3 )").specs == ("random", "cpu(level=3)")
 
 
 @pytest.mark.parametrize(
@@ -30,13 +30,13 @@ def test_specs_with_parameters_split_at_top_level_commas():
 )
 def test_bad_specs_say_what_is_wrong(spec, message):
     with pytest.raises(PlayerError, match=message):
-        parse_players(spec)
+        parse_matchup(spec)
 
 
 def test_cpu_level_comes_from_the_spec_or_the_config():
-    assert cpu_level("cpu(level=3)", 1) == 3
-    assert cpu_level("cpu", 2) == 2
-    assert cpu_level("random", 2) == 0
+    assert parse_player("cpu(level=3)").cpu_level(1) == 3
+    assert parse_player("cpu").cpu_level(2) == 2
+    assert parse_player("random").cpu_level(2) == 0
 
 
 def test_runs_against_the_cpu_are_unswapped_and_the_cpu_sits_second(tmp_path):
@@ -65,3 +65,26 @@ def test_strategies_list_shows_every_registered_strategy():
         assert name in result.output
     assert "level=1..4" in result.output
     assert "rollouts=1..100000 (default 1000)" in result.output
+
+
+def test_a_match_up_value_knows_its_engine_seats():
+    """Parsed once, the value answers what the loops need: codes, budgets (a search's
+    default when not given: mc 1,000 rollouts), the CPU level, and whether a pair replays."""
+    from sim.engine.state import POLICY_ISMCTS, POLICY_MC, POLICY_RANDOM
+
+    seats = parse_matchup("mc,ismcts(iterations=7)")
+    assert seats.policy_codes() == (POLICY_MC, POLICY_ISMCTS)
+    assert seats.budgets() == (1000, 7)
+    assert seats.compiled and not seats.replays
+    solo = parse_matchup("greedy,cpu(level=4)")
+    assert solo.cpu_level(1) == 4 and solo.second.code == POLICY_RANDOM
+    assert parse_matchup("heuristic,heuristic").replays
+
+
+def test_a_plan_holds_match_up_values_not_strings():
+    from sim.runner.plan import make_plan
+
+    plan = make_plan(["base"], ["mc(rollouts=50),greedy"], 4, 1)
+    (cell,) = plan.cells()
+    assert cell.players.first.name == "mc" and cell.players.first.params == {"rollouts": 50}
+    assert cell.matchup == "mc(rollouts=50),greedy" and cell.b == "greedy"

@@ -11,27 +11,28 @@ from sim.api import open_run
 from sim.engine import game as eg
 from sim.model.config import load
 from sim.play.batch import play_matchup
+from sim.players.specs import matchup
 from sim.runner.plan import make_plan
 from sim.runner.run import RunOptions, execute
-from sim.runner.worker import replays
 from sim.store.seeds import cell_key, game_seeds
 
 
 def test_only_deterministic_built_ins_against_themselves_skip_the_replay():
-    assert replays("greedy", "greedy") and replays("heuristic", "heuristic")
-    assert not replays("random", "random") and not replays("greedy", "heuristic")
-    assert not replays("mc(rollouts=8)", "mc(rollouts=8)")
+    assert matchup("greedy", "greedy").replays and matchup("heuristic", "heuristic").replays
+    assert not matchup("random", "random").replays
+    assert not matchup("greedy", "heuristic").replays
+    assert not matchup("mc(rollouts=8)", "mc(rollouts=8)").replays
 
 
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
 def test_recorded_replays_equal_played_games(tmp_path, strategy):
-    matchup = f"{strategy},{strategy}"
-    plan = make_plan(["base"], [matchup], 600, 5, True, 200, per_game_cards=True)
+    label = f"{strategy},{strategy}"
+    plan = make_plan(["base"], [label], 600, 5, True, 200, per_game_cards=True)
     out = execute(plan, tmp_path / "r", RunOptions(workers=1)).out
     games = open_run(out).games.collect().sort("game")  # seeds derived from the manifest
-    seeds = game_seeds(cell_key(5, matchup), 0, 300).repeat(2)
+    seeds = game_seeds(cell_key(5, label), 0, 300).repeat(2)
     swapped = np.tile(np.array([0, 1], dtype=np.uint8), 300)
-    played, cards = play_matchup(load("base"), strategy, strategy, seeds, swapped)
+    played, cards = play_matchup(load("base"), matchup(strategy, strategy), seeds, swapped)
     assert (games["seed"].to_numpy() == seeds).all()
     assert (games["turns"].to_numpy() == played[:, eg.R_TURNS]).all()
     assert (games["score_first"].to_numpy() == played[:, eg.R_SCORE_FIRST]).all()

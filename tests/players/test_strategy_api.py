@@ -16,7 +16,7 @@ from sim.model.position import Position, build_state, display_rows
 from sim.model.rules import RuleOptions
 from sim.play.batch import play_matchup
 from sim.play.stepped import Context, StrategyError, fresh_state, python_turn
-from sim.players.specs import PlayerError, parse_player, seat
+from sim.players.specs import PlayerError, matchup, parse_player
 from sim.strategy import GameStart, Stream
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
@@ -101,21 +101,21 @@ def test_the_python_loop_plays_the_compiled_games_with_the_canonical_random(othe
     seeds = np.arange(120, dtype=np.uint64)
     swapped = None if other.startswith("cpu") else np.arange(120) % 2
     level = 2 if other.startswith("cpu") else 0
-    compiled = play_matchup(BASE, "random", other, seeds, swapped, level)
-    python = play_matchup(BASE, CANONICAL, other, seeds, swapped, level)
+    compiled = play_matchup(BASE, matchup("random", other), seeds, swapped, level)
+    python = play_matchup(BASE, matchup(CANONICAL, other), seeds, swapped, level)
     assert np.array_equal(compiled[0], python[0])
     assert np.array_equal(compiled[1], python[1])
 
 
 def test_entry_point_names_load_the_same_strategy():
     seeds = np.arange(40, dtype=np.uint64)
-    by_file = play_matchup(BASE, CANONICAL, "canonical-random", seeds)
-    compiled = play_matchup(BASE, "random", "random", seeds)
+    by_file = play_matchup(BASE, matchup(CANONICAL, "canonical-random"), seeds)
+    compiled = play_matchup(BASE, matchup("random", "random"), seeds)
     assert np.array_equal(by_file[0], compiled[0])
 
 
 def test_parameters_reach_the_constructor_and_bad_ones_are_named():
-    player = seat(spec("Weighted") + "(weight=2, label='y')")
+    player = parse_player(spec("Weighted") + "(weight=2, label='y')").seat()
     assert (player.strategy.weight, player.strategy.label) == (2, "y")
     with pytest.raises(PlayerError, match="unexpected keyword argument 'height'"):
         parse_player(spec("Weighted") + "(height=2)")
@@ -152,7 +152,7 @@ def test_a_file_that_fails_to_import_names_the_file_and_error(tmp_path):
 def test_a_failing_strategy_names_itself_the_game_and_the_decision(name, problem):
     seeds = np.array([7, 8], dtype=np.uint64)
     with pytest.raises(StrategyError) as caught:
-        play_matchup(BASE, spec(name), "random", seeds, np.array([1, 1]))
+        play_matchup(BASE, matchup(spec(name), "random"), seeds, np.array([1, 1]))
     text = str(caught.value)
     assert re.search(re.escape(f"strategy {spec(name)} ") + problem, text)
     assert "config base, game seed 7 (second game of its pair, seats swapped)" in text
@@ -174,7 +174,7 @@ def test_each_game_gets_its_own_stream_from_the_seed():
     out, cards = result_buffers(2)
     keeper = Seat("keeper", 0, 0, Keeper([0] * 1000))
     seeds = np.array([5, 6], dtype=np.uint64)
-    stepped.play_games(BASE, keeper, seat("random"), seeds, [0, 0], 0, out, cards)
+    stepped.play_games(BASE, keeper, parse_player("random").seat(), seeds, [0, 0], 0, out, cards)
     assert [s.seed for s in starts] == [5, 6]
     draws = [[s.rng.below(1000) for _ in range(5)] for s in starts]
     assert draws[0] != draws[1]

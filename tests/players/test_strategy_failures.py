@@ -23,6 +23,7 @@ from sim.model import config as cfg
 from sim.play.batch import play_matchup
 from sim.play.stepped import StrategyError
 from sim.players import guard
+from sim.players.specs import matchup
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 ROOT = HERE.parent
@@ -212,7 +213,7 @@ def test_a_real_ctrl_c_during_a_decision_in_show_is_not_the_strategys_failure(tm
 def test_a_strategy_that_swallows_the_timeout_still_fails():
     seeds = np.array([3], dtype=np.uint64)
     with guard.timeout(0.2), pytest.raises(StrategyError) as caught:
-        play_matchup(BASE, spec("SwallowsTimeouts"), "random", seeds)
+        play_matchup(BASE, matchup(spec("SwallowsTimeouts"), "random"), seeds)
     assert "did not return within the decision timeout of 0.2 s" in str(caught.value)
     assert "--decision-timeout 0.2" in str(caught.value)
 
@@ -256,10 +257,10 @@ def test_another_timer_of_the_process_is_kept():
 def test_the_timeout_does_not_change_the_games():
     seeds = np.arange(30, dtype=np.uint64)
     with guard.timeout(0):
-        unlimited = play_matchup(BASE, "canonical-random", "random", seeds)
+        unlimited = play_matchup(BASE, matchup("canonical-random", "random"), seeds)
     with guard.timeout(5):
-        limited = play_matchup(BASE, "canonical-random", "random", seeds)
-    compiled = play_matchup(BASE, "random", "random", seeds)
+        limited = play_matchup(BASE, matchup("canonical-random", "random"), seeds)
+    compiled = play_matchup(BASE, matchup("random", "random"), seeds)
     for a, b, c in zip(unlimited, limited, compiled, strict=True):
         assert np.array_equal(a, b) and np.array_equal(a, c)
 

@@ -36,6 +36,9 @@ from sim.engine.cards import (
 from sim.engine.game import C_DRAWN, R_TURNS, R_WINNER, RESULT_WIDTH
 from sim.model.config import load
 from sim.play.batch import play_batch
+from sim.players.specs import matchup
+
+RANDOMS = matchup("random", "random")
 
 
 def cli(*args: str):
@@ -190,9 +193,9 @@ def test_card_impact_replays_the_same_seeds_on_both_decks() -> None:
     swapped half draws no PRINT; seeds are the same on both sides."""
     base = load("base")
     swap = swap_card(base, "PRINT")
-    impact = card_impact(base, swap, "random", "random", 2000, 4)
+    impact = card_impact(base, swap, RANDOMS, 2000, 4)
     assert impact.pairs == 1000 and impact.games == 2000
-    seeds = np.repeat(pair_seeds(4, "random", "random", 0, 1000), 2)
+    seeds = np.repeat(pair_seeds(4, RANDOMS, 0, 1000), 2)
     second_of_pair = np.tile([0, 1], 1000)
     original, _ = play_batch(base, seeds, swapped=second_of_pair)
     swapped, cards = play_batch(swap.config, seeds, swapped=second_of_pair)
@@ -210,8 +213,8 @@ def test_card_impact_depends_only_on_its_seed() -> None:
     """The same master seed gives the same comparison; another seed other games."""
     base = load("base")
     swap = swap_card(base, "SAVE")
-    one, two = (card_impact(base, swap, "random", "random", 400, 9) for _ in range(2))
-    other = card_impact(base, swap, "random", "random", 400, 10)
+    one, two = (card_impact(base, swap, RANDOMS, 400, 9) for _ in range(2))
+    other = card_impact(base, swap, RANDOMS, 400, 10)
     assert one.measures == two.measures != other.measures
 
 

@@ -21,6 +21,7 @@ from reports.sprt import (
 )
 from sim.cli import app
 from sim.model.config import load
+from sim.players.specs import matchup
 from sim.runner.plan import make_plan
 from sim.runner.run import RunOptions, execute
 
@@ -229,7 +230,7 @@ def test_pair_scores_from_the_runner_table_match_the_engine_batches(tmp_path) ->
     from_table = pair_scores(games["winner"].cast(pl.String).to_list())
     settings = SprtSettings(0, 20, batch=1000, max_games=2000)
     from_engine = np.concatenate(
-        list(engine_batches(load("base"), "random", "random", 1, settings))
+        list(engine_batches(load("base"), matchup("random", "random"), 1, settings))
     )
     assert from_engine.shape == (1000,)
     assert np.array_equal(from_table, from_engine)
@@ -239,7 +240,8 @@ def test_random_against_random_accepts_h0() -> None:
     """The same strategy in both seats is not 20 Elo stronger than itself: over several
     master seeds H0 is accepted nearly always (alpha bounds the false H1s)."""
     results = [
-        run_sprt(load("base"), "random", "random", seed, SprtSettings(0, 20)) for seed in range(8)
+        run_sprt(load("base"), matchup("random", "random"), seed, SprtSettings(0, 20))
+        for seed in range(8)
     ]
     assert sum(r.verdict == "H0" for r in results) >= 6
     for result in results:
@@ -249,8 +251,8 @@ def test_random_against_random_accepts_h0() -> None:
 
 
 def test_unknown_strategies_are_refused_by_name() -> None:
-    with pytest.raises(SprtError, match="unknown strategy 'clever'"):
-        run_sprt(load("base"), "clever", "random", 0, SprtSettings(0, 20, max_games=2))
+    message = assert_clean_failure(cli("sprt", "--players", "clever,random"))
+    assert "unknown strategy 'clever'" in message
 
 
 # The command

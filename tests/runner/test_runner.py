@@ -23,6 +23,7 @@ from sim.engine.cards import NAMES
 from sim.engine.game import C_DRAWN, C_EFFECT, C_PLAYED
 from sim.model.config import load
 from sim.play.batch import play_matchup
+from sim.players.specs import matchup
 from sim.runner.dask_backend import ClusterError
 from sim.runner.local import WorkerFailed, run_local
 from sim.runner.plan import PlanError, make_plan
@@ -326,7 +327,7 @@ def test_the_cards_table_holds_the_engine_counts(tmp_path):
     assert stored["SAV_drawn"].dtype == pl.UInt8 and stored["seat"].dtype == pl.Categorical
     assert stored["seat"].cast(pl.String).to_list() == ["first", "second"] * 40
     seeds = game_seeds(cell_key(7, "random,random"), 0, 20).repeat(2)
-    _, cards = play_matchup(config, "random", "random", seeds, np.arange(40) % 2 == 1)
+    _, cards = play_matchup(config, matchup("random", "random"), seeds, np.arange(40) % 2 == 1)
     kinds = np.unique(config.kinds())
     rows = [
         (g, seat, NAMES[k], *(int(cards[g, s, k, c]) for c in (C_DRAWN, C_PLAYED, C_EFFECT)))

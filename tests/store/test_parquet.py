@@ -17,6 +17,7 @@ from parts_reference import to_arrow
 from sim.engine.game import R_WINNER
 from sim.model.config import load
 from sim.play.batch import play_matchup
+from sim.players.specs import matchup
 from sim.runner.plan import Cell
 from sim.store import parquet
 from sim.store.schema import serialized_schema
@@ -30,10 +31,10 @@ from sim.store.tables import (
 
 
 def chunk(config: str, players: tuple[str, str], swap: bool, games: int = 300, start: int = 40):
-    cell = Cell(0, load(config), *players, swapped_pairs=swap)
+    cell = Cell(0, load(config), matchup(*players), swapped_pairs=swap)
     seeds = game_seeds(7, start, start + games)
     swapped = (np.arange(start, start + games) % 2 == 1) if swap else None
-    out, cards = play_matchup(cell.config, cell.a, cell.b, seeds, swapped)
+    out, cards = play_matchup(cell.config, cell.players, seeds, swapped)
     seats = np.zeros(games, bool) if swapped is None else swapped
     return {
         "games": games_columns("run1", cell, start, swap, result_fields(out)),
@@ -300,10 +301,10 @@ def test_without_swapping_pair_is_null_and_pandas_makes_it_float(tmp_path):
 
 def _column_sizes(tmp_path: Path, games: int, swap: bool = True) -> dict:
     """Each games column's chunk metadata in a part of that many random,random games."""
-    cell = Cell(0, load("base"), "random", "random", swapped_pairs=swap)
+    cell = Cell(0, load("base"), matchup("random", "random"), swapped_pairs=swap)
     seeds = played_seeds(7, 0, games, swap)  # as the worker deals them
     swapped = np.arange(games) % 2 == 1 if swap else None
-    out, _ = play_matchup(cell.config, "random", "random", seeds, swapped)
+    out, _ = play_matchup(cell.config, cell.players, seeds, swapped)
     columns = games_columns("run1", cell, 0, swap, result_fields(out))
     path, _ = both_writers(tmp_path, "games", columns)
     meta = pq.ParquetFile(path).metadata.row_group(0)

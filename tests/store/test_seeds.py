@@ -20,7 +20,7 @@ from reports.summary import summarize
 from sim.engine import game as eg
 from sim.model.config import load
 from sim.play.batch import play_matchup
-from sim.players.specs import cpu_level
+from sim.players.specs import matchup
 from sim.runner.plan import make_plan
 from sim.runner.run import RunOptions, execute
 from sim.store.folder import RunFolderError, open_run
@@ -52,7 +52,10 @@ def _replayed(games: pl.DataFrame, players: str) -> np.ndarray:
     a, b = players.split(",")
     seeds = games["seed"].to_numpy()
     swapped = games["swapped"].to_numpy().astype(np.uint8)
-    out, _ = play_matchup(config, a, b, seeds, swapped, cpu_level(b, config.rules.cpu_level))
+    players = matchup(a, b)
+    out, _ = play_matchup(
+        config, players, seeds, swapped, players.cpu_level(config.rules.cpu_level)
+    )
     return out
 
 
