@@ -99,10 +99,11 @@ def check_backend(backend: str, scheduler: str | None) -> None:
 
 
 def load_config(name: str, overlay: list[str] | None = None):
-    """The config by name or path, derived with the --set items; a file that cannot be used
-    exits 1, an item that cannot be applied 2."""
-    from sim.model.config import ConfigError, load
-    from sim.model.overlay import OverlayError, derive
+    """The config by name or path (a derived config's name too: base+run_capacity=5),
+    derived with the --set items; a file that cannot be used exits 1, a change that cannot
+    be applied 2."""
+    from sim.model.config import ConfigError
+    from sim.model.overlay import OverlayError, derive, load
 
     try:
         config = derive(load(name), overlay or ())

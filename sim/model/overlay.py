@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields, replace
 
 from sim.engine.cards import AXIS_LETTERS, AXIS_NONE, NAMES, UNDIRECTED, kind_from_name
 from sim.model.config import MAX_CARDS, Config, ConfigError, describe, from_table
+from sim.model.config import load as load_file
 from sim.model.rules import RuleError, RuleOptions
 
 RULE_NAMES = tuple(f.name for f in fields(RuleOptions))
@@ -58,11 +59,46 @@ class Change:
         return (1, self.kind, -1 if self.axis is None else self.axis)
 
 
+def load(name: str) -> Config:
+    """A config by name or path, or a derived config by the name derive gives it
+    (base+run_capacity=5+DELETE=0): the name is its own recipe, so it can be played again."""
+    try:
+        return load_file(name)
+    except ConfigError:
+        base, plus, rest = name.partition("+")
+        if not plus or not base:
+            raise
+        config = load_file(base)  # an unknown base: its own message
+    try:
+        return derive(config, [_item(short) for short in rest.split("+")])
+    except OverlayError as exc:
+        raise OverlayError(f"--config {name}: {str(exc).removeprefix('--set ')}") from None
+
+
+def _item(short: str) -> str:
+    """A change as a name shows it (run_capacity=5, DELETE.H=2) as a --set item."""
+    key, equals, _ = short.partition("=")
+    if key in RULE_NAMES:
+        return f"rules.{short}"
+    try:
+        kind_from_name(key[:-2] if key[-2:-1] == "." else key)
+    except ValueError:
+        raise OverlayError(
+            f"{short!r}: not a change; after the base's name each +NAME=VALUE names a rule "
+            f"option ({', '.join(sorted(RULE_NAMES))}) or a card kind"
+        ) from None
+    if not equals:
+        raise OverlayError(f"{short!r}: not a change; give +{key}=COUNT")
+    return f"deck.{short}"
+
+
 def derive(base: Config, items: Sequence[str]) -> Config:
     """base with the --set items applied, checked as a file would be; OverlayError names the
     item (or the derived config, for a whole-deck problem). No items: base itself."""
     if not items:
         return base
+    if base.overlay:  # derived already: one derivation of the file, one canonical name
+        return derive(load_file(str(base.path)), [*base.overlay, *items])
     changes = sorted((parse(text) for text in items), key=Change.order)
     _check_distinct(changes)
     rules = dict(base.rules.__dict__)

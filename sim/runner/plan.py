@@ -9,8 +9,8 @@ from functools import cached_property
 from pathlib import Path
 
 from sim.model.config import Config, ConfigError, read_toml
-from sim.model.config import load as load_config
 from sim.model.overlay import OverlayError, derive
+from sim.model.overlay import load as load_config
 from sim.model.rules import RULES_VERSION
 from sim.players.specs import Matchup, PlayerError, parse_matchup
 from sim.runner.provenance import source_hash, strategy_version
@@ -214,7 +214,7 @@ def _configs(names: list[str], overlay: tuple[str, ...] = ()) -> tuple[Config, .
         raise PlanError(str(exc)) from exc
     for i, config in enumerate(loaded):
         for j, other in enumerate(loaded[:i]):
-            if config.path.resolve() == other.path.resolve():
+            if (config.path.resolve(), config.overlay) == (other.path.resolve(), other.overlay):
                 raise UsageError(
                     f"--config {names[j]!r} and --config {names[i]!r} are the same file "
                     f"({config.path}); give it once"

@@ -162,3 +162,17 @@ def test_a_derived_name_wraps_at_its_changes_on_an_80_column_board(runs):
     ]
     board = json.loads(sim("summary", str(derived), "--json").stdout)["board"][0]
     assert f"{100 * (board['first_seat_score']['value'] - 0.5):+.1f}" in text  # not cut
+
+
+def test_a_derived_name_is_a_config_name_so_one_run_holds_both(tmp_path):
+    out = tmp_path / "both"
+    done = sim("run", "--config", "base", "--config", "base+run_capacity=5", *PLAY,
+               "--out", str(out))  # fmt: skip
+    assert done.exit_code == 0, done.output
+    compared = sim("compare", str(out), "--config", "base", "--config", "base+run_capacity=5",
+                   "--json")  # fmt: skip
+    assert compared.exit_code == 0, compared.output
+    (cell,) = json.loads(compared.stdout)["cells"]
+    assert cell["paired"] and cell["config_b"] == "base+run_capacity=5"
+    shown = sim("show", "--run", str(out), "--config", "base+run_capacity=5", "--game", "2")
+    assert shown.exit_code == 0 and "base+run_capacity=5 (" in shown.output

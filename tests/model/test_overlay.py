@@ -7,8 +7,9 @@ from collections import Counter
 import pytest
 
 from sim.engine.cards import AXIS_H, AXIS_NONE, AXIS_V, BLANK, DELETE, GOTO10, IFTHEN
-from sim.model.config import load
+from sim.model.config import ConfigError, load
 from sim.model.overlay import OverlayError, derive
+from sim.model.overlay import load as load_derived
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +98,40 @@ def test_a_derived_configs_replay_command_derives_it_again(base):
     assert config_ref(derived) == (
         f"{base.path} --set 'rules.orientation=\"free\"' --set 'deck.GOTO 10.H=1'"
     )
+
+
+def test_a_derived_name_loads_as_the_config_it_names(base):
+    named = load_derived("base+run_capacity=5+DELETE=0")
+    made = derive(base, ["rules.run_capacity=5", "deck.DELETE=0"])
+    assert (named.name, named.hash, named.overlay) == (made.name, made.hash, made.overlay)
+    spaced = load_derived("base+GOTO 10.H=1+orientation=free")  # any order: canonical name
+    assert spaced.name == "base+orientation=free+GOTO 10.H=1"
+
+
+def test_deriving_a_derived_config_derives_the_file_once(base):
+    twice = derive(load_derived("base+run_capacity=5"), ["deck.DELETE=0"])
+    assert twice.name == "base+run_capacity=5+DELETE=0"
+    assert twice.overlay == ("rules.run_capacity=5", "deck.DELETE=0")
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("base+nope=1", "--config base+nope=1: 'nope=1': not a change; after the base's name"),
+        ("base+", "'': not a change"),
+        ("base+DELETE", "'DELETE': not a change; give +DELETE=COUNT"),
+        ("base+run_capacity=x", "--config base+run_capacity=x: rules.run_capacity=x: 'x' is"),
+    ],
+)
+def test_a_bad_derived_name_is_refused_with_the_name(name, said):
+    with pytest.raises(OverlayError) as caught:
+        load_derived(name)
+    assert said in str(caught.value)
+
+
+def test_an_unknown_base_or_plain_name_is_the_files_own_error():
+    for name in ("nobase+lines=6", "nothing"):
+        with pytest.raises(ConfigError) as caught:
+            load_derived(name)
+        assert not isinstance(caught.value, OverlayError)
+        assert f"unknown config {name.split('+')[0]!r}" in str(caught.value)
