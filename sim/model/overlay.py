@@ -113,9 +113,7 @@ def derive(base: Config, items: Sequence[str]) -> Config:
     deck = [{"kind": NAMES[k], "axis": AXIS_LETTERS[a], "count": n} for (k, a), n in counts.items()]
     try:
         config = from_table(base.path, {"rules": rules, "deck": deck}, label=name)
-    except OverlayError:
-        raise
-    except ConfigError as exc:
+    except ConfigError as exc:  # a whole-deck problem: a usage error like the items'
         raise OverlayError(str(exc)) from None
     kept = tuple(c.item for c in changes)
     words = f"{base.name} with {', '.join(kept)}: {describe(list(config.deck), config.rules)}"
