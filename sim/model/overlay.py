@@ -2,7 +2,8 @@
 
 Keys: `rules.OPTION=VALUE` (any rule option) and `deck.KIND[.AXIS]=COUNT` (the number of
 that card in one player's deck; 0 removes it). The derived config is named after its base
-and the changes, `base+run_capacity=5+DELETE=0`, and checked as a file would be.
+and the changes, `base+run_capacity=5+DELETE=0`, checked as a file would be; that name
+loads it again (load), and a run's manifest records the items (reports/replay derives it).
 """
 
 from __future__ import annotations
