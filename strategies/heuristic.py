@@ -36,39 +36,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.cards import BLANK, IFTHEN, LEFT, N_KINDS, REM, RIGHT
+from sim.engine.cards import LEFT, N_KINDS, REM, RIGHT
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import inlined, kernel
 from sim.engine.paths import advance, scratch_state
-from sim.engine.state import MAX_DEPTH, MAX_LINES, NO_CARD, POLICY_HEURISTIC
+from sim.engine.state import EVAL_SLOTS, MAX_DEPTH, MAX_LINES, NO_CARD, POLICY_HEURISTIC
 from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line_masks
 from strategies.greedy import play_move, play_on_copy
 
 WIN = 10000.0
-# weight indexes: shares of a line's value (POT, LEAD2, LEAD3, SAVED), the reply's weights
-# (REPLY, REPLY_LINE, FLIP), points for a stolen card, and from W_HAND each kind's in hand
+# weight slots: shares of a line's value (POT, LEAD2, LEAD3, SAVED), the reply's weights
+# (REPLY, REPLY_LINE, FLIP), points for a stolen card, and from W_HAND each kind's in hand.
+# Their values are data: strategies/weights/heuristic.toml, read by sim.players.weights.
 W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE, W_FLIP = 0, 1, 2, 3, 4, 5, 6, 7
 W_HAND = 8  # W_HAND + kind
-
-
-def default_weights():
-    """The shipped weights, tuned by seat-swapped matches against greedy and each other."""
-    w = np.zeros(W_HAND + N_KINDS)
-    w[W_POT] = 0.6
-    w[W_LEAD2] = 0.15
-    w[W_LEAD3] = 0.1
-    w[W_SAVED] = 0.2
-    w[W_REPLY] = 0.8
-    w[W_STOLEN] = 4.0
-    w[W_REPLY_LINE] = 1.0
-    w[W_FLIP] = 0.15
-    w[W_HAND:] = 4.0
-    w[W_HAND + BLANK] = 0.0
-    w[W_HAND + IFTHEN] = 6.0
-    return w
-
-
-WEIGHTS = default_weights()
+FEATURES = {
+    "pot": W_POT,
+    "lead2": W_LEAD2,
+    "lead3": W_LEAD3,
+    "saved": W_SAVED,
+    "reply": W_REPLY,
+    "reply_line": W_REPLY_LINE,
+    "flip": W_FLIP,
+    "stolen": W_STOLEN,
+}  # a weights file's names of the slots before W_HAND; its [hand] table fills the rest
+N_WEIGHTS = W_HAND + N_KINDS
+assert N_WEIGHTS <= EVAL_SLOTS
 
 
 # Columns of a position's per-line tallies (tally_lines): counted cards of the mover and of
@@ -179,7 +172,7 @@ def hand_value(s, t, digit, w):
 # the weights and tallies passed as arrays), a record is a plain pointer. Its helpers are
 # inlined into it for the same reason.
 EVAL_DTYPE = np.dtype(
-    [("w", np.float64, (W_HAND + N_KINDS,)), ("tl", np.int64, (MAX_LINES, 5))], align=True
+    [("w", np.float64, (N_WEIGHTS,)), ("tl", np.int64, (MAX_LINES, 5))], align=True
 )
 
 
@@ -275,7 +268,8 @@ def reply_value(t, ev, line, m, o, lead, saved, mine, theirs, static, ends, w):
 
 @kernel
 def heuristic_turn_w(s, w):
-    """One whole turn of a heuristic player with evaluation weights w."""
+    """One whole turn of a heuristic player with evaluation weights w (N_WEIGHTS or more
+    slots, the first N_WEIGHTS read)."""
     digit = s.mover
     forced = begin_turn(s, digit)
     plain, cont = line_masks(s)
@@ -285,7 +279,7 @@ def heuristic_turn_w(s, w):
     best_path = np.zeros(MAX_DEPTH, dtype=np.int8)
     path = np.zeros(MAX_DEPTH, dtype=np.int8)
     box = np.zeros(1, dtype=EVAL_DTYPE)  # read as box[0] in the loop, so it lives through it
-    for i in range(w.shape[0]):
+    for i in range(N_WEIGHTS):
         box[0]["w"][i] = w[i]
     for index in range(s.hand_len[digit]):
         cid = s.hand[digit, index]
@@ -315,5 +309,6 @@ def heuristic_turn_w(s, w):
 
 @kernel
 def heuristic_turn(s):
-    """One whole turn of a heuristic player."""
-    heuristic_turn_w(s, WEIGHTS)
+    """One whole turn of a heuristic player, with the mover's weights from the state
+    (every loop sets them per game: the shipped ones, or a weights file's)."""
+    heuristic_turn_w(s, s.weights[s.mover])

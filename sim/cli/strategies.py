@@ -19,6 +19,7 @@ def strategies_list() -> None:
     from reports import present
     from sim.players.plugins import describe_entry_points
     from sim.players.specs import BUILT_IN
+    from sim.players.weights import description, persona_names, weights_path
 
     table = Table("name", "parameters", "description")
     for name, spec in BUILT_IN.items():
@@ -27,11 +28,17 @@ def strategies_list() -> None:
             for key, p in spec.params.items()
         )
         table.add_row(name, shown or "-", spec.description)
-    for name, params, description in describe_entry_points():
-        table.add_row(name, params or "-", f"{description} (Python, entry point)")
+    for name in persona_names():
+        text = description(weights_path(name)).split(": ", 1)[-1]
+        table.add_row(name, "-", f"{text} (persona: heuristic weights)")
+    for name, params, text in describe_entry_points():
+        table.add_row(name, params or "-", f"{text} (Python, entry point)")
     present.fit(table)
     present.console().print(table)
-    typer.echo("Your own: --players path/to/file.py:ClassName (docs/strategies.md).")
+    typer.echo(
+        "Your own: --players path/to/file.py:ClassName or path/to/weights.toml "
+        "(docs/strategies.md)."
+    )
 
 
 @app.command("check")

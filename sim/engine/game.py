@@ -286,7 +286,8 @@ def restart(
 def play_random_games(s, rules, seats, seeds, swapped, out, cards):
     """Random against random without the CPU: its own loop, so a random run compiles (and
     loads) only the rules and the random turn, and no turn asks whose it is. rules is
-    Config.engine_args(0) as one tuple and seats (policies, budgets), as every loop takes."""
+    Config.engine_args(0) as one tuple and seats (policies, budgets, weights), as every loop
+    takes."""
     load_deck(s, rules[0], rules[1])
     for g in range(seeds.shape[0]):
         restart(s, *rules[2:], seeds[g], swapped[g])

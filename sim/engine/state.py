@@ -37,6 +37,7 @@ VISIBILITIES = ("default", "open", "closed")
 # and a direction, and one GOSUB line at the end. So no legal position can need more.
 MAX_DEPTH = 2 * MAX_CARDS + 1
 MAX_SCRIPT = MAX_DEPTH  # a move's scripted sub-decisions are some of its chain's decisions
+EVAL_SLOTS = 32  # per digit: room for an evaluating strategy's weights (strategies/heuristic.py)
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 
@@ -125,6 +126,9 @@ STATE_DTYPE = np.dtype(
         # the display as one decision (at depth snap_at, -1 for none) saw it, for the CPU's
         # ranking; one snapshot, not one per depth, keeps the record small at any depth
         ("snap_at", np.int16),
+        # per digit: the evaluation weights of a seat that values positions (the heuristic
+        # and weights-file players; strategies/heuristic.py names the slots), set per game
+        ("weights", np.float64, (2, EVAL_SLOTS)),
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)
         ("path_options", np.int16, (MAX_DEPTH,)),  # options met, below path_pos

@@ -46,11 +46,13 @@ def play_batch(
     buffers=None,
     policies=(0, 0),
     budgets=(0, 0),
+    weights=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play one game per seed in one compiled call.
 
-    policies are the engine codes of strategies A and B (players.policy_codes), budgets
-    their search budgets (players.budgets); A sits
+    policies are the engine codes of strategies A and B (Matchup.policy_codes), budgets
+    their search budgets (Matchup.budgets), weights their evaluation weights
+    (Matchup.evaluations; None: the shipped heuristic's for both); A sits
     first unless the game's swapped flag is set; cpu_level puts the CPU in the second
     seat. Returns the result rows (engine/game.py R_* columns) and the card counts
     [game, seat, kind, C_*]. Pass a state to reuse it across batches.
@@ -60,10 +62,23 @@ def play_batch(
     state = new_state() if s is None else s
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
     rules = config.engine_args(cpu_level)
-    seats = (np.asarray(policies, dtype=np.int8), np.asarray(budgets, dtype=np.int32))
+    seats = engine_seats(policies, budgets, weights)
     loop = game_loop(policies, cpu_level)
     loop(state, rules, seats, seeds, flags, out, cards)
     return out, cards
+
+
+def engine_seats(policies, budgets, weights=None) -> tuple:
+    """The seats tuple every compiled loop takes: codes, budgets, evaluation weights."""
+    if weights is None:
+        from sim.players.weights import default_weights
+
+        weights = (default_weights(), default_weights())
+    return (
+        np.asarray(policies, dtype=np.int8),
+        np.asarray(budgets, dtype=np.int32),
+        np.asarray(weights, dtype=np.float64),
+    )
 
 
 def game_loop(policies=(0, 0), cpu_level: int = 0):
@@ -151,8 +166,8 @@ def play_matchup(
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
     if players.compiled:
-        codes, limits = players.policy_codes(), players.budgets()
-        return play_batch(config, seeds, state, cpu_level, flags, buffers, codes, limits)
+        codes, limits, weights = players.policy_codes(), players.budgets(), players.evaluations()
+        return play_batch(config, seeds, state, cpu_level, flags, buffers, codes, limits, weights)
     out, cards = result_buffers(len(seeds)) if buffers is None else buffers
     first_game = (seeds[0], flags[0]) if len(seeds) else (0, 0)  # where a seat's failure shows
     seat_a, seat_b = stepped.seats(config, players, *first_game)

@@ -6,7 +6,7 @@ a run compiles (or loads) only the players its seats can need: separate explicit
 because numba caches neither a loop that takes the turn function as an argument nor one
 made by a factory. Random against random without the CPU has its own loop in the engine
 (sim.engine.game.play_random_games). Each loop takes the rule arguments as one tuple
-(Config.engine_args) and the seats as one (policies, budgets).
+(Config.engine_args) and the seats as one (policies, budgets, evaluation weights).
 """
 
 from __future__ import annotations
@@ -33,21 +33,23 @@ from strategies.seats import (
 
 
 @kernel
-def seat_policies(s, policies, budgets, swapped):
-    """Strategies A and B (policies[0], policies[1], with their budgets) into their seats;
-    B sits first in the second game of a seat-swapped pair."""
+def seat_policies(s, policies, budgets, weights, swapped):
+    """Strategies A and B (policies[0], policies[1], with their budgets and evaluation
+    weights) into their seats; B sits first in the second game of a seat-swapped pair."""
     a, b = (1, 0) if swapped else (0, 1)
     s.policy[s.first] = policies[a]
     s.policy[1 - s.first] = policies[b]
     s.budget[s.first] = budgets[a]
     s.budget[1 - s.first] = budgets[b]
+    s.weights[s.first, :] = weights[a]
+    s.weights[1 - s.first, :] = weights[b]
 
 
 @inlined
 def start_game(s, rules, seats, seed, swapped):
     """A new game in s from the rule tuple, its seed and swap flag, the seats' policies on."""
     setup(s, *rules, seed, swapped)
-    seat_policies(s, seats[0], seats[1], swapped)
+    seat_policies(s, seats[0], seats[1], seats[2], swapped)
 
 
 @entry

@@ -105,7 +105,7 @@ def untouched_inputs(config: Config, player: Player, games: int) -> list[str]:
         return []  # built-ins see the state only through the compiled engine's copies
     problems: list[str] = []
     watcher = _Watcher(seat.strategy, problems)
-    guarded = Seat(seat.spec, seat.code, seat.budget, watcher)
+    guarded = Seat(seat.spec, seat.code, seat.budget, watcher, seat.weights)
     seeds = np.arange(games, dtype=np.uint64)
     out, cards = result_buffers(games)
     play_games(config, guarded, random, seeds, np.zeros(games), 0, out, cards)
@@ -195,6 +195,7 @@ def one_turn(player: Player, arr, config: Config, seed: int):
     digit = int(s.mover)
     seat = seats(config, versus_random(player), seed)[0]
     s.policy[digit], s.budget[digit] = seat.code, seat.budget
+    s.weights[digit, :] = seat.weights
     hand = [int(s.hand[digit, i]) for i in range(int(s.hand_len[digit]))]
     if seat.strategy is None:
         s.last[0] = -1

@@ -310,6 +310,7 @@ def seated_game(config, first, second, cpu_level: int, context: Context):
     strategies = [None, None]
     for digit, seat, place in ((s.first, first, "first"), (1 - s.first, second, "second")):
         s.policy[digit], s.budget[digit] = seat.code, seat.budget
+        s.weights[digit, :] = seat.weights
         if seat.strategy is not None:
             strategies[digit] = seat.strategy
             start = api.GameStart(

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from sim.engine.state import (
+    EVAL_SLOTS,
     POLICY_GREEDY,
     POLICY_HEURISTIC,
     POLICY_ISMCTS,
@@ -79,10 +80,12 @@ class PlayerError(ValueError):
 
 @dataclass(frozen=True)
 class Player:
-    """A parsed spec: a built-in or plug-in name (or file.py:Class) and its parameters."""
+    """A parsed spec: a built-in or plug-in name (or file.py:Class) and its parameters, or a
+    weights file (path.toml: the heuristic with those weights, read once into `weights`)."""
 
     name: str
     params: dict = field(default_factory=dict, hash=False)
+    weights: tuple[float, ...] | None = None
 
     @property
     def text(self) -> str:
@@ -94,9 +97,29 @@ class Player:
         return self.name in BUILT_IN
 
     @property
+    def weights_file(self) -> bool:
+        """A weights file: the heuristic with its own weights, no Python code."""
+        from sim.players.weights import is_weights_spec
+
+        return is_weights_spec(self.name)
+
+    @property
+    def compiled(self) -> bool:
+        """Plays inside the compiled loop (a built-in or a weights file)."""
+        return self.built_in or self.weights_file
+
+    @property
     def code(self) -> int:
         """The engine policy code (Python strategies and the CPU play through random's)."""
+        if self.weights_file:
+            return POLICY_HEURISTIC
         return BUILT_IN[self.name].code if self.built_in else POLICY_RANDOM
+
+    def evaluation(self) -> tuple[float, ...]:
+        """The weights its seat's state holds: its own, else the shipped heuristic's."""
+        from sim.players.weights import default_weights
+
+        return self.weights if self.weights is not None else default_weights()
 
     @property
     def budget(self) -> int:
@@ -112,15 +135,15 @@ class Player:
 
     def seat(self) -> Seat:
         """The strategy ready to sit down (a Python strategy's class is instantiated)."""
-        if self.built_in:
-            return Seat(self.text, self.code, self.budget)
+        if self.compiled:
+            return Seat(self.text, self.code, self.budget, None, self.evaluation())
         from sim.players import plugins
 
         try:
             instance = plugins.make(self.name, self.params, self.text)
         except plugins.PluginError as exc:
             raise PlayerError(str(exc)) from None
-        return Seat(self.text, POLICY_RANDOM, 0, instance)
+        return Seat(self.text, POLICY_RANDOM, 0, instance, self.evaluation())
 
     @property
     def deterministic(self) -> bool:
@@ -128,8 +151,8 @@ class Player:
         Python strategies by a class attribute `deterministic = True`; the conformance suite
         checks it). Such a strategy playing itself plays a seat-swapped pair's second game
         as a replay."""
-        if self.built_in:
-            return BUILT_IN[self.name].deterministic
+        if self.compiled:
+            return self.weights_file or BUILT_IN[self.name].deterministic
         return bool(getattr(self.seat().strategy, "deterministic", False))
 
 
@@ -142,6 +165,7 @@ class Seat:
     code: int
     budget: int
     strategy: object | None = None
+    weights: tuple[float, ...] = (0.0,) * EVAL_SLOTS  # the evaluation's, for the state
 
 
 def _show(value) -> str:
@@ -172,6 +196,8 @@ def parse_player(text: str) -> Player:
     items = [a.strip() for a in split_top_level(match.group(2) or "") if a.strip()]
     if name in BUILT_IN:
         return Player(name, _built_in_params(name, items))
+    if _is_weights(name):
+        return _weights_player(name, items)
     from sim.players import plugins
 
     try:
@@ -179,10 +205,12 @@ def parse_player(text: str) -> Player:
     except plugins.PluginError as exc:
         if ":" in name or name in plugins.entry_point_names():
             raise PlayerError(str(exc)) from None
-        available = sorted([*BUILT_IN, *plugins.entry_point_names()])
+        from sim.players.weights import persona_names
+
+        available = sorted([*BUILT_IN, *persona_names(), *plugins.entry_point_names()])
         raise PlayerError(
             f"unknown strategy {name!r}; available: {', '.join(available)}, "
-            "or path/to/file.py:ClassName"
+            "path/to/file.py:ClassName or path/to/weights.toml"
         ) from None
     params = dict(_key_value(name, item) for item in items)
     try:
@@ -190,6 +218,24 @@ def parse_player(text: str) -> Player:
     except plugins.PluginError as exc:
         raise PlayerError(f"{name}: {exc}") from None
     return Player(name, params)
+
+
+def _is_weights(name: str) -> bool:
+    from sim.players.weights import is_weights_spec
+
+    return is_weights_spec(name)
+
+
+def _weights_player(name: str, items: list[str]) -> Player:
+    """A weights file's player: the file read and checked now, once."""
+    from sim.players.weights import WeightsError, read_weights, weights_path
+
+    if items:
+        raise PlayerError(f"{name}: a weights file takes no parameters; put them in the file")
+    try:
+        return Player(name, {}, read_weights(weights_path(name)))
+    except WeightsError as exc:
+        raise PlayerError(str(exc)) from None
 
 
 def _key_value(name: str, item: str) -> tuple[str, object]:
@@ -243,14 +289,14 @@ class Matchup:
     @property
     def compiled(self) -> bool:
         """Both seats are built-ins, so the games run in the compiled loop."""
-        return self.first.built_in and self.second.built_in
+        return self.first.compiled and self.second.compiled
 
     @property
     def replays(self) -> bool:
         """A deterministic built-in against itself: a seat-swapped pair's second game is the
         first played again (the conformance suite checks it). Python strategies' claims are
         checked, not trusted to skip games."""
-        return self.first == self.second and self.first.built_in and self.first.deterministic
+        return self.first == self.second and self.first.compiled and self.first.deterministic
 
     def policy_codes(self) -> tuple[int, int]:
         """The engine policy codes of both seats (the CPU is not a policy: see cpu_level)."""
@@ -263,6 +309,10 @@ class Matchup:
     def cpu_level(self, default: int) -> int:
         """The CPU level of the second seat (its own or the config's), or 0 for no CPU."""
         return self.second.cpu_level(default)
+
+    def evaluations(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """Both seats' evaluation weights (Player.evaluation)."""
+        return self.first.evaluation(), self.second.evaluation()
 
 
 def _two_seats(spec: str) -> list[str]:

@@ -105,7 +105,7 @@ class RunPlan:
     def strategy_versions(self) -> dict[str, str]:
         """Each strategy's version (provenance.strategy_version), by spec."""
         players = {p.text: p for m in self.matchups for p in (m.first, m.second)}
-        return {spec: strategy_version(players[spec].name) for spec in sorted(players)}
+        return {spec: strategy_version(players[spec]) for spec in sorted(players)}
 
     def params(self) -> dict:
         """Everything that decides the results, code included; a run folder holds one set."""
@@ -136,8 +136,9 @@ def default_chunk(matchups: tuple[Matchup, ...]) -> int:
     """Part size from the strategies alone (so rerunning a command continues its run):
     large for the compiled fast players, small when a search or Python strategy plays, so
     finished work reaches disk often and every worker gets a share."""
-    names = {p.name for m in matchups for p in (m.first, m.second)}
-    return DEFAULT_CHUNK if names <= FAST else SLOW_CHUNK
+    seats = [p for m in matchups for p in (m.first, m.second)]
+    fast = all(p.name in FAST or p.weights_file for p in seats)  # a weights file: heuristic
+    return DEFAULT_CHUNK if fast else SLOW_CHUNK
 
 
 def make_plan(

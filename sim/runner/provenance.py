@@ -9,6 +9,10 @@ import inspect
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sim.players.specs import Player
 
 PACKAGE = Path(__file__).resolve().parents[1]  # the sim package
 BUILT_INS = PACKAGE.parent / "strategies"  # the built-in players' compiled code lives there
@@ -29,6 +33,9 @@ def source_hash() -> str:
     files = [(p.relative_to(PACKAGE).as_posix(), p) for p in sorted(PACKAGE.rglob("*.py"))]
     # not strategies/examples: a Python strategy is versioned by its own file
     files += [(f"strategies/{p.name}", p) for p in sorted(BUILT_INS.glob("*.py"))]
+    # the shipped heuristic's weights are data the built-in plays by (not the personas,
+    # which are weights files versioned by their own contents)
+    files += [(f"strategies/weights/{p.name}", p) for p in sorted(BUILT_INS.glob("weights/*"))]
     digest = hashlib.sha256()
     for name, path in files:
         digest.update(name.encode() + b"\0")
@@ -36,14 +43,18 @@ def source_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-def strategy_version(name: str) -> str:
-    """A built-in's version is sim's; a Python strategy's is its class's own `version`
+def strategy_version(player: Player) -> str:
+    """A built-in's version is sim's; a weights file's is the hash of its weights (with
+    sim's, whose heuristic plays them); a Python strategy's is its class's own `version`
     attribute (if any), its package's version (entry points) and the hash of its source file."""
     from sim.players import plugins
-    from sim.players.specs import BUILT_IN
 
-    if name in BUILT_IN:
+    name = player.name
+    if player.built_in:
         return f"built-in, sim {sim_version()} source {source_hash()}"
+    if player.weights is not None:
+        weights = hashlib.sha256(repr(player.weights).encode()).hexdigest()[:16]
+        return f"weights sha256 {weights}, sim {sim_version()} source {source_hash()}"
     cls = plugins.strategy_class(name)
     parts = []
     if getattr(cls, "version", None) is not None:

@@ -74,7 +74,7 @@ from sim.play.compiled import play_games
 from sim.model.config import load
 from sim.engine.game import play_random_games
 from sim.engine.state import new_state
-from sim.play.batch import result_buffers
+from sim.play.batch import engine_seats, result_buffers
 from sim.players.specs import parse_matchup
 
 MATCHUPS = ("greedy,random", "heuristic,greedy", "mc(rollouts=12),heuristic",
@@ -88,7 +88,7 @@ for name in ("base", "base-60", "variants", "101", "large"):
         loop = play_random_games if players == "random,random" else play_games
         seeds = np.arange(1, games + 1, dtype=np.uint64)
         swapped = np.zeros(games, np.uint8) if level else (np.arange(games) % 2).astype(np.uint8)
-        seats = (np.asarray(seats.policy_codes(), np.int8), np.asarray(seats.budgets(), np.int32))
+        seats = engine_seats(seats.policy_codes(), seats.budgets(), seats.evaluations())
         out, cards = result_buffers(games)
         loop(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards)
         assert (out[:, 5] == 0).all(), (name, players)  # R_ERROR

@@ -11,6 +11,7 @@ from sim.model import config as cfg
 from sim.play import conformance
 from sim.players import plugins
 from sim.players.specs import BUILT_IN, parse_player
+from sim.players.weights import PERSONAS
 
 BASE = cfg.load("base")
 TEST_STRATEGIES = Path(__file__).resolve().parents[1] / "strategies_for_tests.py"
@@ -19,6 +20,7 @@ EVERY = [
     *(SMALL_BUDGETS.get(name, name) for name in BUILT_IN if name != "cpu"),
     *plugins.entry_point_names(),
     "strategies/examples/high_lines.py:HighLines",
+    *(str(p) for p in sorted(PERSONAS.glob("*.toml"))),
 ]
 
 

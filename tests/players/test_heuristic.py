@@ -15,6 +15,7 @@ from sim.model.position import Position, build_state, display_rows, hand_cards
 from sim.model.rules import RuleOptions
 from sim.play.batch import play_batch
 from sim.players.specs import matchup
+from sim.players.weights import default_weights
 from strategies.greedy import greedy_turn
 from strategies.heuristic import heuristic_turn
 
@@ -39,8 +40,9 @@ def position(before: str, hand: list[str], mover: int = 1, theirs=("0", "0", "0"
 
 
 def play(s, turn, policy) -> str:
-    """The display after one turn by a built-in strategy."""
+    """The display after one turn by a built-in strategy (with the shipped weights)."""
     s.policy[s.mover] = policy
+    s.weights[s.mover, :] = default_weights()
     turn(s)
     return render_display(display_rows(s))
 
@@ -137,6 +139,7 @@ def test_not_informed_by_the_opponents_hand_or_pile():
             before, hand, ["0", "0", "0"], ["0IFT", "0DEL", "0SAV"], ["0"] * 4, ["0DEL"] * 4
         )
         a.policy[1] = b.policy[1] = POLICY_HEURISTIC
+        a.weights[1, :] = b.weights[1, :] = default_weights()
         heuristic_turn(a)
         heuristic_turn(b)
         assert render_display(display_rows(a)) == render_display(display_rows(b))

@@ -24,7 +24,7 @@ def test_specs_with_parameters_split_at_top_level_commas():
         ("random,mc(rollouts=0)", "rollouts must be between 1 and"),
         ("random,cpu(speed=2)", "unknown parameter 'speed'"),
         ("random,cpu(level=x)", "whole number"),
-        ("random,clever", "unknown strategy 'clever'; available: canonical-random, cpu, greedy, "),
+        ("random,clever", "unknown strategy 'clever'; available: canonical-random, controller, "),
         ("random", "expected two strategies"),
     ],
 )
@@ -61,7 +61,7 @@ def test_strategies_list_shows_every_registered_strategy():
 
     result = CliRunner().invoke(app, ["strategies", "list"])
     assert result.exit_code == 0, result.output
-    for name in BUILT_IN:
+    for name in [*BUILT_IN, "rusher", "controller", "saboteur"]:
         assert name in result.output
     assert "level=1..4" in result.output
     assert "rollouts=1..100000 (default 1000)" in result.output

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sim.players.specs import parse_player
 from sim.runner import provenance
 from sim.runner.plan import make_plan
 from sim.runner.run import RunError, RunOptions, execute
@@ -51,24 +52,25 @@ def test_the_source_fingerprint_changes_with_a_built_in_player(tmp_path, monkeyp
 def test_a_python_strategy_is_versioned_by_its_file_and_its_own_version(tmp_path):
     path = tmp_path / "mine.py"
     shutil.copy(EXAMPLE, path)
-    first = provenance.strategy_version(f"{path}:HighLines")
+    first = provenance.strategy_version(parse_player(f"{path}:HighLines"))
     assert "mine.py sha256" in first
     other = tmp_path / "other.py"
     other.write_text(EXAMPLE.read_text().replace("self.high = high", "self.high = not high"))
     assert (
-        provenance.strategy_version(f"{other}:HighLines").split("sha256")[1]
+        provenance.strategy_version(parse_player(f"{other}:HighLines")).split("sha256")[1]
         != first.split("sha256")[1]
     )
     versioned = tmp_path / "versioned.py"
     versioned.write_text(
         EXAMPLE.read_text().replace("    def __init__", '    version = "2.1"\n\n    def __init__')
     )
-    assert provenance.strategy_version(f"{versioned}:HighLines").startswith("version 2.1, ")
+    version = provenance.strategy_version(parse_player(f"{versioned}:HighLines"))
+    assert version.startswith("version 2.1, ")
 
 
 def test_entry_point_and_built_in_versions_name_their_package():
-    assert "package one-zero-one-sim" in provenance.strategy_version("high-lines")
-    assert provenance.strategy_version("greedy").startswith(
+    assert "package one-zero-one-sim" in provenance.strategy_version(parse_player("high-lines"))
+    assert provenance.strategy_version(parse_player("greedy")).startswith(
         f"built-in, sim {provenance.sim_version()}"
     )
 
