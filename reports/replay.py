@@ -221,11 +221,16 @@ def _played_config(path: Path, manifest: dict, name: str, played: str) -> Config
     """The config the run played, loaded from where the run found it; ReplayError if its
     content has changed since (the replay would be another game)."""
     from sim.model.config import ConfigError, load
+    from sim.model.overlay import derive
 
     recorded = (manifest.get("configs") or {}).get(name) or {}
     where = str(recorded.get("path", ""))
+    overlay = recorded.get("overlay") or []
+    base = name.split("+", 1)[0] if overlay else name  # a derived config: its base's name
     try:
-        config = load(where if where and Path(where).is_file() else name)
+        if not isinstance(overlay, list) or not all(isinstance(i, str) for i in overlay):
+            raise ConfigError(f"overlay: expected a list of KEY=VALUE strings, got {overlay!r}")
+        config = derive(load(where if where and Path(where).is_file() else base), overlay)
     except ConfigError as exc:
         raise ReplayError(
             f"{path}: cannot load config {name}, which the run played: {exc}"

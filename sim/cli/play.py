@@ -18,6 +18,7 @@ from sim.cli.common import (
     Quiet,
     Scheduler,
     Seed,
+    Set,
     Workers,
     check_backend,
     checked_seed,
@@ -119,6 +120,7 @@ def run(
         Path | None,
         typer.Option(help="A plan .toml describing the matrix; options given override it"),
     ] = None,
+    overlay: Set = None,
     no_swap: Annotated[
         bool, typer.Option("--no-swap", help="Play each seed once, not twice with seats swapped")
     ] = False,
@@ -151,7 +153,7 @@ def run(
 
     check_backend(backend, scheduler)
     options = RunOptions(workers, backend, scheduler, overwrite)
-    the_plan = _plan(plan, config, players, games, seed, not no_swap, chunk_size)
+    the_plan = _plan(plan, config, players, games, seed, not no_swap, chunk_size, overlay)
     if per_game_cards:
         the_plan = dataclasses.replace(the_plan, per_game_cards=True)
     for c in the_plan.configs:
@@ -210,7 +212,7 @@ def verify(run: Annotated[Path, typer.Argument(help="A run folder written by `si
         raise typer.Exit(1)
 
 
-def _plan(plan, config, players, games, seed, swap, chunk_size):
+def _plan(plan, config, players, games, seed, swap, chunk_size, overlay=None):
     """The run's plan from the options over the plan file's fields; a usage error exits 2,
     a file that cannot be used 1."""
     from sim.runner.plan import PlanError, UsageError, make_plan, read_plan_file
@@ -224,6 +226,7 @@ def _plan(plan, config, players, games, seed, swap, chunk_size):
             seed=seed if seed is not None else base.get("seed", 0),
             swap=swap if not plan or "swap" not in base else base["swap"] and swap,
             chunk_size=chunk_size if chunk_size is not None else base.get("chunk_size"),
+            overlay=tuple(overlay or ()),
         )
     except UsageError as exc:
         usage(str(exc))

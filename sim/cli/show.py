@@ -7,13 +7,14 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import DecisionTimeout, checked_seed, fail, load_config, usage
+from sim.cli.common import DecisionTimeout, Set, checked_seed, fail, load_config, usage
 
 
 def show(
     config: Annotated[
         str | None, typer.Option(help="Config name or .toml path \\[default: base]")
     ] = None,
+    overlay: Set = None,
     seed: Annotated[int | None, typer.Option(help="Game seed, 0..2**64-1 \\[default: 0]")] = None,
     players: Annotated[
         str | None,
@@ -54,6 +55,8 @@ def show(
     from sim.players.specs import PlayerError, parse_matchup
 
     _check_show_options(run, game, seed, swapped, trust_run)
+    if run is not None and overlay:
+        usage("--set: a run's game is replayed with the config the run played; leave it out")
     if seed is not None:
         checked_seed(seed)
     try:
@@ -68,7 +71,7 @@ def show(
             if run is not None:
                 print_run_game(run, game, config, named, not no_legend, trust_run)
             else:
-                chosen = load_config(config or "base")
+                chosen = load_config(config or "base", overlay)
                 seats = named or parse_matchup("random,random")
                 print_game(chosen, seed or 0, seats, swapped, not no_legend)
     except RunGameError as exc:
