@@ -181,6 +181,7 @@ def heatmap(
 
 
 def _text(x: float, y: float, s: str, anchor: str = "start", white: bool = False) -> dict:
+    """A label of the heat map at (x, y), anchored start, middle or end; white on dark cells."""
     return {"x": f"{x:.1f}", "y": f"{y:.1f}", "text": s, "anchor": anchor, "white": white}
 
 
@@ -615,24 +616,15 @@ def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> dict:
         "second seat": (shares(s, "score_second", scores), SECOND_COLOUR),
     }
     length_series = {"games": (shares(t, "turns", lengths), DRAW_COLOUR)}
+    charts = [
+        plots.histogram(scores, score_series, "final score (points)",
+                        f"Final scores by seat, {tag}, {n}"),
+        plots.histogram(lengths, length_series, "game length (turns)",
+                        f"Game length, {tag}, {n}"),
+    ]  # fmt: skip
     means = {k: r[k] for k in ("mean_first", "mean_second", "mean_turns", "median_turns")}
-    return (
-        {"tag": tag, "sample": Sample(r["games"], r["seeds"]), "ends": end_text}
-        | means
-        | {
-            "charts": [
-                plots.histogram(
-                    scores,
-                    score_series,
-                    "final score (points)",
-                    f"Final scores by seat, {tag}, {n}",
-                ),
-                plots.histogram(
-                    lengths, length_series, "game length (turns)", f"Game length, {tag}, {n}"
-                ),
-            ]
-        }
-    )
+    sample = Sample(r["games"], r["seeds"])
+    return {"tag": tag, "sample": sample, "ends": end_text, "charts": charts} | means
 
 
 def config_lines(run: Run, config: str) -> int:
@@ -732,9 +724,8 @@ def line_note(r: dict, columns: list[str]) -> dict:
         for seat in ("first", "second")
         for e in [estimate(r, f"t:{c}:{seat}")]
     )
-    return {"config": r["config"], "sample": Sample(r["games"], r["seeds"])} | {
-        "half": f"{100 * half:.1f}"
-    }
+    sample = Sample(r["games"], r["seeds"])
+    return {"config": r["config"], "sample": sample, "half": f"{100 * half:.1f}"}
 
 
 CARD_RATES = {"played": "won_played", "not": "won_unplayed"}  # html name -> tally name
