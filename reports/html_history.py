@@ -4,12 +4,11 @@ margin band, the table of key figures with the moved flag, and the notes."""
 
 from __future__ import annotations
 
-import time
-from html import escape
 from pathlib import Path
 
 from reports import history, plots, present
-from reports.html import CSS, FIRST_COLOUR, SECOND_COLOUR, ReportError
+from reports.html import FIRST_COLOUR, SECOND_COLOUR, ReportError
+from reports.render import render
 from sim.store.folder import RunFolderError, open_run
 
 
@@ -42,7 +41,7 @@ def _points(steps: list[history.Step]) -> tuple[list[plots.Point], list[str]]:
     return points, colours
 
 
-def _rows(steps: list[history.Step]) -> str:
+def _rows(steps: list[history.Step]) -> list[dict]:
     """The table's rows: what the terminal table shows, one run and cell a row."""
     out = []
     for step in steps:
@@ -50,19 +49,22 @@ def _rows(steps: list[history.Step]) -> str:
             first, score = r.first.estimate, r.a_score.estimate
             flag = history.flag(step, (r.cell.config, r.cell.matchup))
             out.append(
-                f"<tr><td class='l'>{step.date:%Y-%m-%d %H:%M}</td>"
-                f"<td class='l'>{escape(str(step.folder.path))}</td>"
-                f"<td class='l'>{escape(r.cell.config)} · {escape(r.cell.matchup)}</td>"
-                f"<td>{present.count(first.units)} {r.cell.unit}s</td>"
-                f"<td>{present.pts(first.value - 0.5, first.low - 0.5, first.high - 0.5)}</td>"
-                f"<td>{present.rate(score.value, score.low, score.high)}</td>"
-                f"<td class='l'>{'<b>MOVED</b>' if flag == 'MOVED' else flag}</td></tr>"
+                {
+                    "date": f"{step.date:%Y-%m-%d %H:%M}",
+                    "run": str(step.folder.path),
+                    "cell": f"{r.cell.config} · {r.cell.matchup}",
+                    "units": f"{present.count(first.units)} {r.cell.unit}s",
+                    "first": present.pts(first.value - 0.5, first.low - 0.5, first.high - 0.5),
+                    "score": present.rate(score.value, score.low, score.high),
+                    "flag": flag,
+                    "moved": flag == "MOVED",
+                }
             )
-    return "".join(out)
+    return out
 
 
 def build_history(steps: list[history.Step], margin: float) -> str:
-    """The whole page."""
+    """The whole page (reports/templates/history.html.j2)."""
     points, colours = _points(steps)
     top = max([2 * margin, *(max(abs(p[2]), abs(p[3])) for p in points)])
     chart = plots.forest(
@@ -73,15 +75,10 @@ def build_history(steps: list[history.Step], margin: float) -> str:
         xlim=(-1.1 * top, 1.1 * top),
         colours=colours,
     )
-    title = f"One Zero One: {len(steps)} runs over time"
-    notes = "".join(f"<li>{escape(n)}</li>" for n in [history.legend(), *history.notes(steps)])
-    return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{title}</title><style>{CSS}</style></head><body><h1>{title}</h1>"
-        f"<section><h2>History</h2>{chart}"
-        "<table><tr><th class='l'>date</th><th class='l'>run</th><th class='l'>cell</th>"
-        "<th>units</th><th>1st seat [95% CI]</th><th>A score [95% CI]</th>"
-        f"<th class='l'>moved</th></tr>{_rows(steps)}</table><ul>{notes}</ul></section>"
-        f"<footer>Written {escape(time.strftime('%Y-%m-%d %H:%M'))} by sim report.</footer>"
-        "</body></html>\n"
+    return render(
+        "history.html.j2",
+        title=f"One Zero One: {len(steps)} runs over time",
+        chart=chart,
+        rows=_rows(steps),
+        notes=[history.legend(), *history.notes(steps)],
     )
