@@ -82,3 +82,11 @@ def test_a_missing_template_variable_fails_loudly() -> None:
     with pytest.raises(jinja2.UndefinedError, match="notes"):
         render("compare.html.j2", **given, rows=[])
     assert "<h2>Every row</h2>" in render("compare.html.j2", **given, rows=[], notes=[])
+
+
+def test_the_history_page_escapes_names_from_the_runs(tmp_path: Path) -> None:
+    from reports.html_history import write_history
+
+    runs = [evil_run(tmp_path / f"n{i}", p) for i, p in enumerate((0.5, 0.5, 0.7))]
+    page = write_history(runs, tmp_path / "history.html", 1.0).read_text(encoding="utf-8")
+    assert_shown_as_text(page, 3)  # the table names each run's cell
