@@ -307,15 +307,21 @@ def dominance(players: list[str], score: np.ndarray, low: np.ndarray) -> Dominan
     if len(support) == 1:
         top = support[0]
         if all(beats[top, j] for j in range(k) if j != top):
-            return Dominance("dominates", f"{players[top]} dominates: it beats every other "
-                             "beyond chance", weights)  # fmt: skip
+            return Dominance(
+                "dominates",
+                f"{players[top]} dominates: it beats every other beyond chance",
+                weights,
+            )
     cycle = _cycle(beats)
     if cycle:
         chain = " > ".join(players[i] for i in [*cycle, cycle[0]])
         return Dominance("cycle", f"the pool holds a cycle: {chain}, each beyond chance", weights)
     leaders = [players[i] for i in support]
-    return Dominance("unclear", f"no verdict: {', '.join(leaders)} not told apart beyond chance "
-                     "(play more pairs)", weights)  # fmt: skip
+    return Dominance(
+        "unclear",
+        f"no verdict: {', '.join(leaders)} not told apart beyond chance (play more pairs)",
+        weights,
+    )
 
 
 def _cycle(beats: np.ndarray) -> list[int]:
