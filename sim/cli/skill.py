@@ -106,7 +106,8 @@ def skill(
         str | None,
         typer.Option(
             metavar="A,B,C",
-            help="The ladder, weakest first \\[default: random,greedy,heuristic,mc,ismcts]",
+            help="The ladder, weakest first \\[default: the built-in players random, greedy, "
+            "heuristic, mc, ismcts]",
         ),
     ] = None,
     pairs: Pairs = 1000,
