@@ -20,6 +20,9 @@ from reports.league import cell_players, flipped
 from reports.verdict import Verdict, decide
 from sim.stats import Estimate, rate
 
+LADDER = ("random", "greedy", "heuristic", "mc", "ismcts")
+"""The built-in players from weakest to strongest at their default budgets."""
+
 
 @dataclass(frozen=True)
 class Level:
@@ -112,7 +115,7 @@ def profile(config: str, players: list[str], tables: dict[str, np.ndarray], marg
     return Profile(config, levels, rungs, fit, problem, luck)
 
 
-def trend(p: Profile) -> str:
+def trend(p: Profile, rising: str = "as skill rises") -> str:
     """'first seat +1.5 → +7.0 → +12.8 pts as skill rises: balanced only for random play'."""
     moves = " → ".join(f"{100 * lv.first_seat.value - 50:+.1f}" for lv in p.levels)
     kinds = {k: [lv.player for lv in p.levels if lv.verdict.kind == k] for k in VERDICTS}
@@ -127,7 +130,7 @@ def trend(p: Profile) -> str:
         said = "undecided at every level"
     if unclear and len(unclear) < len(p.levels):
         said += f"; {_words(unclear)} not yet decided"
-    return f"first seat {moves} pts as skill rises: {said}"
+    return f"first seat {moves} pts {rising}: {said}"
 
 
 VERDICTS = ("balanced", "favours", "inconclusive")
@@ -249,3 +252,26 @@ def present_rate(e: Estimate) -> str:
     from reports import present
 
     return present.rate(e.value, e.low, e.high)
+
+
+def board_lines(rows: list) -> list[str]:
+    """Under the balance board, per config with self-play cells of two or more strategies:
+    'base · skill: first seat +1.5 → +7.0 pts as skill rises (random, greedy): ...'. The
+    built-in players are put in LADDER's order; with any other the run's order is kept."""
+    by_config: dict[str, list[Level]] = {}
+    for r in rows:
+        if r.a == r.b:
+            by_config.setdefault(r.cell.config, []).append(Level(r.a, r.first.estimate, r.seat))
+    out = []
+    for config, levels in by_config.items():
+        if len(levels) < 2:
+            continue
+        known = all(lv.player in LADDER for lv in levels)
+        if known:
+            levels.sort(key=lambda lv: LADDER.index(lv.player))
+        names = ", ".join(lv.player for lv in levels)
+        rising = f"as skill rises ({names})" if known else f"from {names}"
+        out.append(
+            f"{config} · skill: " + trend(Profile(config, levels, [], None, None, None), rising)
+        )
+    return out

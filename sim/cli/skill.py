@@ -37,9 +37,6 @@ Pairs = Annotated[
 ]
 Out = Annotated[Path | None, typer.Option(help="Run folder \\[default: runs/COMMAND-RUNID]")]
 
-LADDER = ("random", "greedy", "heuristic", "mc", "ismcts")
-"""The built-in players from weakest to strongest at their default budgets."""
-
 
 def league(
     run: Run = None,
@@ -134,7 +131,7 @@ def skill(
 
     checked_margin(margin)
     if run is None:
-        ladder = _pool(players or ",".join(LADDER), "--players")
+        ladder = _pool(players or ",".join(sk.LADDER), "--players")
         options = _options(workers, backend, scheduler, overwrite)
         cells = sk.ladder_cells(ladder)
         folder = _play("skill", config, cells, pairs, seed, out, options, quiet, decision_timeout)

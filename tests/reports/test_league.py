@@ -94,3 +94,24 @@ def test_a_league_reads_both_orientations():
     assert (g.scores[("a", "b")].low, g.scores[("a", "b")].high) == pytest.approx((1 - hi, 1 - lo))
     assert g.dominance.kind == "dominates" and g.dominance.text.startswith("c dominates")
     assert g.pairs == 3000
+
+
+def test_the_board_gets_a_skill_line_when_a_config_has_two_self_play_levels(tmp_path):
+    import polars as pl
+
+    from reports import board
+
+    games = pl.concat(
+        [planted("c", "greedy,greedy", 400, 0.62, seed=1),
+         planted("c", "random,random", 400, 0.5, seed=2),
+         planted("d", "random,random", 400, 0.5, seed=3)]
+    )  # fmt: skip
+    run = open_run(write_run(tmp_path / "r", games, manifest=manifest(["c", "d"], games.height)))
+    rows = board.rows(summarize(run), 1.0)
+    first = {r.a: 100 * r.first.estimate.value - 50 for r in rows if r.cell.config == "c"}
+    (line,) = sk.board_lines(rows)  # d has one level: no line
+    # random before greedy (the built-in ladder), whatever order the run holds them in
+    assert line.startswith(
+        f"c · skill: first seat {first['random']:+.1f} → {first['greedy']:+.1f} pts as skill "
+        "rises (random, greedy): "
+    )
