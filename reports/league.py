@@ -181,7 +181,7 @@ def crosstable(g: League):
     t = present.table(
         "player",
         *(str(j + 1) for j in range(k)),
-        title=f"{g.config}: score of row against column, %, 95% intervals ({g.pairs:,} pairs)",
+        title=f"{g.config}: row's score against column, % [95%], {g.pairs:,} pairs",
     )
     for i, a in enumerate(g.players):
         cells = []
