@@ -138,3 +138,21 @@ def test_elo_intervals_cover_the_truth_95_percent_of_the_time():
     sandwich, model = coverage(reps=300, pairs=150, seed=32)
     assert ((sandwich >= 0.91) & (sandwich <= 0.99)).all(), sandwich
     assert (model[:2] > 0.985).all(), model  # what the test would catch
+
+
+@pytest.mark.slow
+def test_a_levels_first_seat_interval_covers_the_truth_95_percent_of_the_time():
+    # self-play at a seat bonus of 50 Elo: the first seat's expected score is
+    # 1 / (1 + 10^(-50/400)) = 57.15%, 10% draws, the deal shared 70% of the time. 1,000
+    # repetitions of 300 pairs: Binomial(1000, 0.95) has sd 0.7 points; 93..97% is 3 sd.
+    from benchmarks.elo_calibration import synthetic
+    from sim.stats import rate
+
+    truth = 1 / (1 + 10 ** (-50 / 400))
+    rng = np.random.default_rng(7)
+    covered = 0
+    for _ in range(1000):
+        (t,) = synthetic(rng, 300, truth=(0.0, 0.0)).values()
+        e = rate(first_seat_tally(t), "pair")
+        covered += e.low <= truth <= e.high
+    assert 0.93 <= covered / 1000 <= 0.97, covered / 1000
