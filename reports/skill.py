@@ -254,10 +254,10 @@ def present_rate(e: Estimate) -> str:
     return present.rate(e.value, e.low, e.high)
 
 
-def board_lines(rows: list) -> list[str]:
-    """Under the balance board, per config with self-play cells of two or more strategies:
-    'base · skill: first seat +1.5 → +7.0 pts as skill rises (random, greedy): ...'. The
-    built-in players are put in LADDER's order; with any other the run's order is kept."""
+def board_profiles(rows: list) -> list[tuple[Profile, str]]:
+    """Per config with self-play cells of two or more strategies on the board: its levels
+    (first seat and verdict from the board's rows) and how they rise, in words. Built-in
+    players are put in LADDER's order; with any other the run's order is kept."""
     by_config: dict[str, list[Level]] = {}
     for r in rows:
         if r.a == r.b:
@@ -271,7 +271,19 @@ def board_lines(rows: list) -> list[str]:
             levels.sort(key=lambda lv: LADDER.index(lv.player))
         names = ", ".join(lv.player for lv in levels)
         rising = f"as skill rises ({names})" if known else f"from {names}"
-        out.append(
-            f"{config} · skill: " + trend(Profile(config, levels, [], None, None, None), rising)
-        )
+        out.append((Profile(config, levels, [], None, None, None), rising))
     return out
+
+
+def board_lines(rows: list) -> list[str]:
+    """'base · skill: first seat +1.5 → +7.0 pts as skill rises (random, greedy): ...'."""
+    return [f"{p.config} · skill: {trend(p, rising)}" for p, rising in board_profiles(rows)]
+
+
+def board_json(rows: list) -> list[dict]:
+    """The board's skill lines as JSON: config, trend, and each level's first seat."""
+    return [
+        {k: v for k, v in to_json(p).items() if k in ("config", "levels")}
+        | {"trend": trend(p, rising)}
+        for p, rising in board_profiles(rows)
+    ]

@@ -115,3 +115,7 @@ def test_the_board_gets_a_skill_line_when_a_config_has_two_self_play_levels(tmp_
         f"c · skill: first seat {first['random']:+.1f} → {first['greedy']:+.1f} pts as skill "
         "rises (random, greedy): "
     )
+    (doc,) = sk.board_json(rows)
+    assert doc["config"] == "c" and doc["trend"] == line.split(" · skill: ")[1]
+    assert [lv["player"] for lv in doc["levels"]] == ["random", "greedy"]
+    assert doc["levels"][1]["first_seat"]["pts"] == pytest.approx(first["greedy"])
