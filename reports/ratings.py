@@ -195,12 +195,19 @@ def _check_finite(names, cells: Pool) -> None:
         i, j = names.index(a), names.index(b)
         scored[i, j] += s.y
         scored[j, i] += s.z - s.y
+    met = (scored + scored.T) > 0
+    count, labels = connected_components(met, directed=False)
+    if count > 1:
+        apart = [names[i] for i in range(k) if labels[i] != labels[0]]
+        raise RatingError(
+            f"no finite Elo: {', '.join(apart)} never played {names[0]}'s side of the pool"
+        )
     count, labels = connected_components(scored > 0, directed=True, connection="strong")
     if count > 1:
         top = [names[i] for i in range(k) if labels[i] == labels[int(np.argmax(scored.sum(1)))]]
         raise RatingError(
-            f"no finite Elo: {', '.join(top)} never lost a game to the rest of the pool "
-            "(or some player never met the others); play more pairs or a closer pool"
+            f"no finite Elo: {', '.join(top)} never lost a game to the rest of the pool; "
+            "play more pairs or a closer pool"
         )
 
 

@@ -83,6 +83,8 @@ def test_exact_expectations_give_back_the_truth():
 def test_a_perfect_score_has_no_finite_elo():
     with pytest.raises(RatingError, match="a never lost"):
         fit(["b", "a"], {("a", "b"): table(ww=10)})
+    with pytest.raises(RatingError, match="c never played"):
+        fit(["a", "b", "c"], {("a", "b"): EVEN_76})
     with pytest.raises(RatingError, match="two different players"):
         fit(["a"], {})
 
