@@ -15,15 +15,14 @@ def estimate(plan, workers: int | None, decision_timeout: float) -> tuple[float,
     match-up's measured speed, in words."""
     from sim.play.bench import bench
     from sim.players.guard import timeout
-    from sim.players.specs import parse_player
     from sim.runner.plan import FAST
 
     speeds = {}
-    for a, b in plan.matchups:
-        fast = {parse_player(a).name, parse_player(b).name} <= FAST
+    for m in plan.matchups:
+        fast = all(p.name in FAST or p.weights_file for p in (m.first, m.second))
         with timeout(decision_timeout):
-            r = bench(plan.configs[0], FAST_GAMES if fast else SLOW_GAMES, players=f"{a},{b}")
-        speeds[(a, b)] = r.games_per_second
+            r = bench(plan.configs[0], FAST_GAMES if fast else SLOW_GAMES, players=m)
+        speeds[(m.first.text, m.second.text)] = r.games_per_second
     seconds = len(plan.configs) * sum(plan.games / s for s in speeds.values())
     cores = min(workers or os.cpu_count() or 1, len(plan.chunks()))
     (a, b), slowest = min(speeds.items(), key=lambda kv: kv[1])
