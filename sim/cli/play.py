@@ -148,8 +148,7 @@ def run(
 
     Rerun the same command after an interruption to continue where it stopped.
     """
-    from sim.players.guard import timeout
-    from sim.runner.run import RunError, RunOptions
+    from sim.runner.run import RunOptions
 
     check_backend(backend, scheduler)
     options = RunOptions(workers, backend, scheduler, overwrite)
@@ -161,10 +160,26 @@ def run(
             typer.echo(f"warning: {warning}", err=True)
     if not quiet:
         typer.echo(_start_line(the_plan, out), err=True)
-    _compile_first(the_plan, quiet)
+    result = play_plan(the_plan, out, options, quiet, decision_timeout)
+    rate = result.played / result.seconds if result.seconds else 0
+    typer.echo(
+        f"{result.out}: {result.played:,} games played"
+        + (f", {result.skipped:,} already done" if result.skipped else "")
+        + f" in {result.seconds:.1f}s ({rate:,.0f} games/s); run {the_plan.run_id}"
+    )
+
+
+def play_plan(plan, out: Path, options, quiet: bool, decision_timeout: float):
+    """Compile, then play the plan through the runner into out with a progress bar; a
+    failure is one line (exit 1), an interruption says how to continue (exit 130). Every
+    command that plays a run-folder plays it here."""
+    from sim.players.guard import timeout
+    from sim.runner.run import RunError
+
+    _compile_first(plan, quiet)
     try:
         with timeout(decision_timeout):  # the workers, started inside, inherit it
-            result = _run_with_progress(the_plan, out, options, quiet)
+            return _run_with_progress(plan, out, options, quiet)
     except KeyboardInterrupt:
         typer.echo(
             f"interrupted; finished chunks are kept in {out}. "
@@ -181,12 +196,6 @@ def run(
         if isinstance(exc, WorkerFailed | ClusterError):
             fail(str(exc))
         raise
-    rate = result.played / result.seconds if result.seconds else 0
-    typer.echo(
-        f"{result.out}: {result.played:,} games played"
-        + (f", {result.skipped:,} already done" if result.skipped else "")
-        + f" in {result.seconds:.1f}s ({rate:,.0f} games/s); run {the_plan.run_id}"
-    )
 
 
 def verify(run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")]) -> None:
