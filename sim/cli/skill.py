@@ -11,6 +11,7 @@ import typer
 
 from sim.cli.common import (
     Backend,
+    Csv,
     DecisionTimeout,
     Json,
     Margin,
@@ -22,6 +23,7 @@ from sim.cli.common import (
     check_backend,
     checked_seed,
     fail,
+    one_format,
     usage,
 )
 
@@ -54,6 +56,7 @@ def league(
     quiet: Quiet = False,
     decision_timeout: DecisionTimeout = 10.0,
     as_json: Json = False,
+    csv: Csv = False,
 ) -> None:
     """A round robin on seat-swapped pairs: crosstable, Elo, and dominance or a cycle.
 
@@ -63,6 +66,7 @@ def league(
     """
     from reports import league as lg
 
+    one_format(as_json=as_json, csv=csv)
     if run is None:
         pool = _pool(players, "--players")
         matchups = [f"{a},{b}" for i, a in enumerate(pool) for b in pool[i + 1 :]]
@@ -83,8 +87,8 @@ def league(
             results.append(lg.league(name, names, cells))
         except ValueError as exc:
             fail(f"{folder.path}: {exc}")
-    if as_json:
-        _echo_json("league", [lg.to_json(g) for g in results])
+    if as_json or csv:
+        _echo("league", [lg.to_json(g) for g in results], "ratings" if csv else None)
         return
     from reports import present
 
@@ -118,6 +122,7 @@ def skill(
     quiet: Quiet = False,
     decision_timeout: DecisionTimeout = 10.0,
     as_json: Json = False,
+    csv: Csv = False,
 ) -> None:
     """Balance at every skill level: the first seat's advantage from weakest to strongest.
 
@@ -130,6 +135,7 @@ def skill(
     from sim.cli.runs import checked_margin
 
     checked_margin(margin)
+    one_format(as_json=as_json, csv=csv)
     if run is None:
         ladder = _pool(players or ",".join(sk.LADDER), "--players")
         options = _options(workers, backend, scheduler, overwrite)
@@ -148,8 +154,8 @@ def skill(
             results.append(sk.profile(name, levels, cells, margin))
         except ValueError as exc:
             fail(f"{folder.path}: {exc}")
-    if as_json:
-        _echo_json("skill", [sk.to_json(p) for p in results])
+    if as_json or csv:
+        _echo("skill", [sk.to_json(p) for p in results], "levels" if csv else None)
         return
     from reports import present
 
@@ -289,7 +295,15 @@ def _say(lines: list[str]) -> None:
         typer.echo(textwrap.fill(line, width(), subsequent_indent="  ", break_long_words=False))
 
 
-def _echo_json(command: str, configs: list[dict]) -> None:
+def _echo(command: str, configs: list[dict], table: str | None) -> None:
+    """The command's JSON document, or with table (--csv) that table's rows of every
+    config as CSV."""
+    if table is not None:
+        from reports.csv_out import to_csv
+
+        rows = [{"config": c["config"], **row} for c in configs for row in c[table]]
+        typer.echo(to_csv(rows), nl=False)
+        return
     import json
 
     from reports.shapes import head

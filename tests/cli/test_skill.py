@@ -112,3 +112,25 @@ def test_a_folder_that_is_no_run_is_one_line_and_exit_1(tmp_path):
     result = invoke("league", str(tmp_path))
     assert result.exit_code == 1
     assert "not a run folder" in assert_clean_failure(result)
+
+
+def test_league_and_skill_write_their_main_table_as_csv(league_run, skill_run):
+    """--csv: the ratings (league) and the levels (skill), one row per config and player,
+    the same numbers as --json, intervals as _lo/_hi columns."""
+    import csv
+    import io
+
+    for (out, doc), command, table in ((league_run, "league", "ratings"),
+                                       (skill_run, "skill", "levels")):  # fmt: skip
+        result = invoke(command, str(out), "--csv")
+        assert result.exit_code == 0, result.output
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        expected = doc["configs"][0][table]
+        assert [r["player"] for r in rows] == [e["player"] for e in expected]
+        assert all(r["config"] == doc["configs"][0]["config"] for r in rows)
+    first = rows[0]  # skill's weakest level
+    level = doc["configs"][0]["levels"][0]
+    assert float(first["first_seat_pts"]) == pytest.approx(level["first_seat"]["pts"])
+    assert float(first["first_seat_lo"]) == pytest.approx(level["first_seat"]["lo"])
+    failed = invoke("skill", str(skill_run[0]), "--csv", "--json")
+    assert failed.exit_code == 2 and "choose one of --json and --csv" in failed.stderr
