@@ -187,21 +187,17 @@ def track(s):
 
 @inlined
 def lead_now(s):
-    """score(0) - score(1) (score.scores): from each line's kept counts, without a branch,
-    unless a line holds a REM, whose exclusions need score.controller's walk. Lines past
-    s.lines hold no card (game.clear), so all MAX_LINES are summed."""
-    lead = 0
-    rems = 0
-    for line in range(MAX_LINES):
-        count = np.int64(s.count[line])
-        ones = np.int64(s.ones[line])
-        zeros = count - ones
-        held = np.int64(zeros > ones) - np.int64(ones > zeros)
-        lead += (10 * (line + 1)) * held * np.int64(count >= 3)
-        rems |= s.rems[line]
-    if rems != 0:
+    """score(0) - score(1) (score.scores): in a deck without REM from each line's kept
+    counts, without a branch; else score.scores, whose controller walks a REM's line."""
+    if not s.no_rem:
         zero, one = scores(s)
-        lead = zero - one
+        return zero - one
+    lead = 0
+    for line in range(s.lines):
+        count = np.int64(s.count[line])
+        margin = count - 2 * np.int64(s.ones[line])  # zeros - ones
+        held = np.int64(margin > 0) - np.int64(margin < 0)
+        lead += (10 * (line + 1)) * (held if count >= 3 else 0)
     return lead
 
 
