@@ -49,8 +49,8 @@ def show(
     """Play one game and print it turn by turn in position notation (docs/RULES.md 12).
 
     With --run RUN_DIR --game N: a run's game as it was played, seed and seats from the run.
-    --config and --players choose the cell of a run with several. --json: every turn's
-    mover, move and scores after it, and the result (docs/designer-guide.md)."""
+    --config and --players choose the cell of a run with several.
+    --json: every turn's mover, move and scores after it, and the result."""
     from reports.replay import ReplayError, RunGameError, game_json, print_game, print_run_game
     from sim.play.stepped import EngineError, StrategyError
     from sim.players.guard import timeout
