@@ -17,7 +17,7 @@ import numpy as np
 from sim.engine.board import can_enter
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import ASK_CUT, ASK_DIR, ASK_HAND, gosub_line_ok, n_dirs, nth_dir
-from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, record, setup
+from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, record, setup, track
 from sim.engine.paths import DecisionPending
 from sim.engine.score import scores
 from sim.engine.state import (
@@ -113,6 +113,7 @@ def drive(s, strategies, context: Context, records: bool = True) -> Iterator[Tur
             turn_for(s.policy[digit])(s)
         else:
             python_turn(s, digit, strategies[digit], scratch, context)
+        track(s)
         if s.error != OK:
             raise EngineError(
                 f"game seed {context.seed}: the engine hit a fixed limit (error {s.error})"
