@@ -7,6 +7,7 @@ so the sample shrinks there.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from hypothesis import settings
 
@@ -17,6 +18,25 @@ settings.register_profile("default", deadline=None, max_examples=60 if SLOW_ENGI
 settings.load_profile("default")
 
 SHIPPED = ("base", "base-60", "variants", "101", "large")
+
+# The longest files, longest first (pytest --durations, docs/performance.md): xdist hands out
+# whole files in collection order, so these start at once instead of ending the run alone.
+LONGEST = (
+    "engine/test_indexes.py",  # recompiles the engine with bounds checks
+    "model/test_uncompiled.py",  # the rules as plain Python
+    "engine/test_compile.py",  # cold compiles on purpose
+)
+
+
+def pytest_collection_modifyitems(items):
+    """Files in LONGEST first, in that order; the rest as collected."""
+    rank = {name: i for i, name in enumerate(LONGEST)}
+
+    def key(item):
+        path = Path(str(item.path)).relative_to(Path(__file__).parent).as_posix()
+        return rank.get(path, len(LONGEST))
+
+    items.sort(key=key)  # stable: tests keep their order within a file
 
 
 def copy_state(state):

@@ -104,7 +104,17 @@ def test_no_engine_index_is_negative(tmp_path):
     )
     assert games.returncode == 0 and "ok" in games.stdout, games.stderr[-3000:]
     scenarios = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "model/test_scenarios.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "0",
+            "-p",
+            "no:cacheprovider",
+            "model/test_scenarios.py",
+        ],  # fmt: skip
         cwd=HERE,
         env=env,
         capture_output=True,

@@ -27,7 +27,7 @@ def test_rules_hold_with_the_jit_disabled():
         "model/test_notation.py",
     ]
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", *files],
         cwd=HERE,
         env=env,
         capture_output=True,
