@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 from sim.engine.state import STATE_DTYPE, new_state
@@ -46,3 +47,15 @@ def copy_state(state):
     for name in STATE_DTYPE.names:
         out[name] = state[name]
     return out
+
+
+@pytest.fixture(scope="session")
+def warm_random_run(tmp_path_factory):
+    """The random loop and the part writer compiled into the engine's cache before a test
+    times a `sim run` child: on a cold cache (a clean clone, or a parallel worker that
+    reaches the test first) the child would spend its deadline compiling, not playing."""
+    from sim.runner.plan import make_plan
+    from sim.runner.run import RunOptions, execute
+
+    plan = make_plan(["base"], ["random,random"], 400, 0, True, 200)
+    execute(plan, tmp_path_factory.mktemp("warm") / "run", RunOptions(workers=1))
