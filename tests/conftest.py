@@ -59,3 +59,11 @@ def warm_random_run(tmp_path_factory):
 
     plan = make_plan(["base"], ["random,random"], 400, 0, True, 200)
     execute(plan, tmp_path_factory.mktemp("warm") / "run", RunOptions(workers=1))
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch):
+    """Output is checked as a pipe gets it: pytest-xdist's workers carry COLUMNS=80, which
+    made tables and warnings wrap there and not in a serial run. A test that wants a width
+    passes COLUMNS itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
