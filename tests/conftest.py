@@ -26,6 +26,8 @@ LONGEST = (
     "engine/test_indexes.py",  # recompiles the engine with bounds checks
     "model/test_uncompiled.py",  # the rules as plain Python
     "engine/test_compile.py",  # cold compiles on purpose
+    "engine/test_engine_limits.py",  # stress decks played to the end
+    "cli/test_bad_inputs.py",  # hypothesis-mutated configs and specs
 )
 
 
