@@ -126,7 +126,7 @@ def test_parameters_reach_the_constructor_and_bad_ones_are_named():
     [
         ("nothing/here.py:X", "strategy file 'nothing/here.py' not found"),
         (f"{TEST_STRATEGIES}:Missing", "has no class 'Missing'; it defines"),
-        ("clever", "unknown strategy 'clever'; available: canonical-random, cpu"),
+        ("clever", "unknown strategy 'clever'; available: canonical-random, controller, cpu"),
     ],
 )
 def test_strategies_that_cannot_load_say_why(text, message):
