@@ -171,6 +171,7 @@ _VIEW_FIELDS = [
     "forced_line",
     "forced_col",
     "turns",
+    "visibility",
 ]
 
 
@@ -182,6 +183,18 @@ class Plain:
         for name in _VIEW_FIELDS:
             value = s[name] if isinstance(s, np.void) else getattr(s, name)
             setattr(self, name, value.tolist() if hasattr(value, "tolist") else value)
+        cols = used_columns(s)
+        self.grid = [row[:cols] for row in self.grid]
+        self.mark = [row[:cols] for row in self.mark]
+
+
+def used_columns(s) -> int:
+    """How many display columns can hold a card or a mark: all of them unless the state
+    is tidy, else its span (every column from there on is empty, see engine/clone.py)."""
+    read = s.__getitem__ if isinstance(s, np.void) else s.__getattribute__
+    if not read("tidy"):
+        return MAX_COLS
+    return max(int(read("span")), *(int(w) for w in read("width")))
 
 
 def display_rows(s) -> list[list[Slot]]:
@@ -189,7 +202,7 @@ def display_rows(s) -> list[list[Slot]]:
     rows: list[list[Slot]] = []
     for line in range(int(s.lines)):
         grid, mark = s.grid[line], s.mark[line]
-        marks = [c for c in range(MAX_COLS) if mark[c]]
+        marks = [c for c in range(len(mark)) if mark[c]]
         width = max([int(s.width[line])] + [c + 1 for c in marks])
         row: list[Slot] = []
         for col in range(width):
