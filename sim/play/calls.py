@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.engine.board import can_enter
 from sim.engine.clone import clone
 from sim.engine.cpu import cpu_turn
+from sim.engine.decide import gosub_line_ok, n_dirs, nth_dir
 from sim.engine.jit import DISABLED, entry, kernel
 from sim.engine.state import (
     POLICY_GREEDY,
@@ -23,6 +25,7 @@ from sim.engine.state import (
     POLICY_ISMCTS,
     POLICY_MC,
     POLICY_PATH,
+    STATE_DTYPE,
 )
 from sim.engine.turn import begin_turn, finish_turn, legal_plays, put_card, random_turn
 from strategies.greedy import greedy_turn
@@ -33,11 +36,14 @@ from strategies.mc import mc_turn
 
 def array_of(s) -> np.ndarray:
     """The one-record array behind s (a state record or such an array), as the entries
-    take it: a plain ndarray when compiled, the recarray the engine reads without numba."""
+    take it: compiled, a plain ndarray of the plain dtype (a recarray's, or a record
+    dtype's, is typed by numba the slow way); without numba, the recarray the engine reads."""
+    if type(s) is np.ndarray and s.dtype is STATE_DTYPE and s.shape == (1,):
+        return s  # already the plain array (the loop passes it on)
     arr = s.base if isinstance(s, np.void) else s
     if arr is None or arr.shape != (1,):
         raise ValueError("a state must live in a one-record array (stepped.fresh_state)")
-    return arr if DISABLED else arr.view(np.ndarray)
+    return arr if DISABLED else arr.view(STATE_DTYPE, np.ndarray)
 
 
 @entry
@@ -90,6 +96,31 @@ def follow_record(s, digit, path, n, ask_at):
     s.path[:n] = path[:n]
     s.path_pos = 0
     s.path_ask = ask_at
+
+
+def directions(a, cid: int) -> list[int]:
+    """The directions card cid may point, in the engine's order."""
+    out = np.zeros(4, dtype=np.int64)
+    return out[: dirs_into(a, cid, out)].tolist()
+
+
+@entry
+def dirs_into(a, cid, out):
+    s = a[0]
+    n = n_dirs(s, cid)
+    for k in range(n):
+        out[k] = nth_dir(s, cid, k)
+    return n
+
+
+@entry
+def enterable(a, line, col, cid):
+    return can_enter(a[0], line, col, cid)
+
+
+@entry
+def gosub_ok(a, line, cid):
+    return gosub_line_ok(a[0], line, cid)
 
 
 @entry

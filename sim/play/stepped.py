@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.engine.board import can_enter
-from sim.engine.decide import ASK_CUT, ASK_DIR, ASK_HAND, gosub_line_ok, n_dirs, nth_dir
+from sim.engine.decide import ASK_CUT, ASK_DIR, ASK_HAND
 from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, record, setup
 from sim.engine.paths import DecisionPending
 from sim.engine.score import scores
@@ -96,7 +95,7 @@ def drive(s, strategies, context: Context, records: bool = True) -> Iterator[Tur
     None where the seat's compiled policy (or the CPU card) plays."""
     arr = calls.array_of(s)
     s = arr.view(np.recarray)[0] if records else s
-    scratch = fresh_state()
+    scratch = calls.array_of(fresh_state())
     while True:
         ended, digit, cpu, _, policy = calls.turn_fields(arr)
         if ended != ONGOING:
@@ -179,36 +178,39 @@ def sub_decisions(arr, digit, play, forced, strategy, scratch, context) -> list[
                 work, arr, digit, play.hand_index, play.line, play.direction, forced, path, n
             )
         except DecisionPending:
-            t = scratch[0]
-            visibility = VISIBILITIES[int(t.visibility)]
-            decision = describe(t, digit, n)
-            path[n] = ask(strategy, observe(Plain(work[0]), digit, visibility), decision, context)
+            plain = Plain(work[0])
+            decision = describe(work, plain, digit, n)
+            visibility = VISIBILITIES[plain.visibility]
+            path[n] = ask(strategy, observe(plain, digit, visibility), decision, context)
             n += 1
             continue
         break
     return path[:n].tolist()
 
 
-def describe(t, digit: int, depth: int) -> api.Decision:
-    """The decision the copy t stopped at, with its options in the engine's order."""
-    what, cid, line, col = (int(x) for x in t.ask)
-    turn = int(t.turns)
+def describe(work, plain: Plain, digit: int, depth: int) -> api.Decision:
+    """The decision the copy work[0] (plain: its fields) stopped at, with its options in
+    the engine's order."""
+    what, cid, line, col = work[0]["ask"].tolist()
+    turn = plain.turns
     if what == ASK_DIR:
-        options = tuple(int(nth_dir(t, cid, k)) for k in range(int(n_dirs(t, cid))))
-        decision = api.Decision(api.DIRECTION, options, turn, card_at(t, cid, False))
+        options = tuple(calls.directions(work, cid))
+        decision = api.Decision(api.DIRECTION, options, turn, card_at(plain, cid, False))
     elif what in (ASK_HAND, ASK_CUT):
         pool = (
-            [int(t.hand[digit, i]) for i in range(int(t.hand_len[digit]))]
+            plain.hand[digit][: plain.hand_len[digit]]
             if what == ASK_HAND
-            else [int(t.cut[i]) for i in range(int(t.cut_len))]
+            else plain.cut[: plain.cut_len]
         )
-        options = tuple(card_at(t, c, False) for c in pool if can_enter(t, line, col, c))
+        options = tuple(
+            card_at(plain, c, False) for c in pool if calls.enterable(work, line, col, c)
+        )
         kind = api.PRINT if what == ASK_HAND else api.PASTE
         decision = api.Decision(kind, options, turn, slot=(line, col))
     else:
-        lines = tuple(x for x in range(int(t.lines)) if gosub_line_ok(t, x, cid))
-        decision = api.Decision(api.GOSUB, lines, turn, card_at(t, cid, True))
-    if len(decision.options) != int(t.path_options[depth]):
+        lines = tuple(x for x in range(plain.lines) if calls.gosub_ok(work, x, cid))
+        decision = api.Decision(api.GOSUB, lines, turn, card_at(plain, cid, True))
+    if len(decision.options) != int(work[0]["path_options"][depth]):
         raise EngineError(f"{decision.kind} options disagree with the engine's count")
     return decision
 
@@ -269,9 +271,10 @@ def play_games(config, a, b, seeds, swapped, cpu_level: int, out, cards) -> None
     """Play one game per seed with seats a and b (players.Seat), A first unless swapped;
     result rows and card counts as the compiled loop writes them."""
     players = f"{a.spec},{b.spec}"
+    ref = config_ref(config)
     for g, seed in enumerate(seeds):
         flip = bool(swapped[g])
-        context = Context(config_ref(config), int(seed), flip, players)
+        context = Context(ref, int(seed), flip, players)
         first, second = (b, a) if flip else (a, b)
         play_game(config, first, second, cpu_level, context, out[g], cards[g])
 
