@@ -84,7 +84,7 @@ def table(board: list[BoardRow], margin: float):
     for r in board:
         s = r.cell
         t.add_row(
-            f"{s.config}\n{s.matchup}",
+            f"{present.config(s.config)}\n{s.matchup}",
             present.count(r.first.estimate.units),
             _advantage(r.first),
             _score(r.a_score),

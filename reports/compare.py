@@ -18,7 +18,7 @@ from pathlib import Path
 import polars as pl
 from rich.console import Console
 
-from reports import present
+from reports import csv_out, present
 from reports.balance import NAME as BALANCE
 from reports.balance import Closer, closer, closer_of
 from reports.paired import line_up, pair_parts
@@ -581,6 +581,15 @@ def to_markdown(c: Comparison) -> str:
             )
     lines += [f"- note: {note}" for note in c.notes]
     return "\n".join(lines) + "\n"
+
+
+def to_csv(c: Comparison) -> str:
+    """Every row of every cell as CSV (reports.csv_out), from the values to_json gives."""
+    shape = to_json(c)
+    keep = ("config_a", "config_b", "matchup")
+    return csv_out.to_csv(
+        {**{k: cell[k] for k in keep}, **row} for cell in shape["cells"] for row in cell["rows"]
+    )
 
 
 def to_json(c: Comparison) -> dict:

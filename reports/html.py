@@ -1,5 +1,6 @@
 """One self-contained HTML report of a run folder: inline CSS, matplotlib plots inlined as
-SVG (reports/plots.py); the line-control heat map is still drawn by hand here.
+SVG (reports/plots.py), the line-control heat map laid out here and drawn by the page's
+template (reports/templates/report.html.j2, rendered with autoescape by reports/render.py).
 
 Nothing in the file refers to the network, so it opens anywhere. Every section states its
 sample size and says plainly when a sample is too small to tell. Every interval comes from
@@ -11,16 +12,15 @@ the same game twice), so summary, compare, the Parquet tables and this page agre
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from reports import plots, present
+from reports.render import render
 from reports.stats import Difference, holm, rate_difference
 from reports.summary import a_score, a_won, b_won, first_score
 from reports.tally import (
@@ -93,33 +93,15 @@ def write_report(folder: Path, out: Path, margin: float = DEFAULT_MARGIN) -> Pat
 def build_report(run: Run, margin: float = DEFAULT_MARGIN) -> str:
     """The whole HTML page."""
     run_id = str(run.manifest.get("run_id", run.folder.name))
-    sections = [
-        overview(run),
-        winrate_section(run, margin),
-        distribution_section(run),
-        line_control_section(run),
-        card_section(run),
-    ]
-    title = f"One Zero One run report {run_id}"
-    return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
-        f"<h1>{escape(title)}</h1>{''.join(sections)}"
-        f"<footer>Written {escape(time.strftime('%Y-%m-%d %H:%M'))} by sim report.</footer>"
-        "</body></html>\n"
+    return render(
+        "report.html.j2",
+        title=f"One Zero One run report {run_id}",
+        overview=overview(run),
+        winrates=winrate_section(run, margin),
+        distributions=distribution_section(run),
+        lines=line_control_section(run),
+        cards=card_section(run),
     )
-
-
-CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#1a202c;
-padding:0 1em}
-h1{font-size:1.5em}h2{margin-top:2em;border-bottom:1px solid #cbd5e0}h3{font-size:1.05em}
-table{border-collapse:collapse;margin:.6em 0}td,th{padding:3px 8px;border-bottom:1px solid #e2e8f0;
-text-align:right;vertical-align:top;white-space:nowrap}td.l{white-space:normal}th{background:#f7fafc}td.l,th.l{text-align:left}
-.note{color:#4a5568}.warn{color:#9b2c2c;font-weight:600}.sample{color:#2d3748;font-style:italic}
-svg{display:block;margin:.5em 0}svg text{font:11px system-ui,sans-serif;fill:#2d3748}
-footer{margin-top:3em;color:#718096;font-size:.9em}
-"""
 
 
 # Numbers and samples
@@ -160,65 +142,53 @@ def _unit_expr() -> pl.Expr:
     )
 
 
-def sample_line(games: int, seeds: int) -> str:
-    """The sample-size sentence every section starts with."""
-    return (
-        f"<p class='sample'>Sample: {games:,} games from {seeds:,} independent seeds (seat-"
-        "swapped pairs, or unpaired games: the unit of every interval)."
-        + ("" if seeds >= MIN_SEEDS else _too_small(seeds))
-        + "</p>"
-    )
+@dataclass(frozen=True)
+class Sample:
+    """The sample-size sentence every section starts with (macros.html.j2): games, seeds,
+    and the seeds below which it says the sample is too small to tell."""
+
+    games: int
+    seeds: int
+    least: int = MIN_SEEDS
 
 
-def _too_small(seeds: int) -> str:
-    return (
-        f" <span class='warn'>Too small to tell: {seeds} seeds is fewer than {MIN_SEEDS}; "
-        "treat every number here as anecdote.</span>"
-    )
-
-
-# SVG
-
-
-def svg(width: int, height: int, body: str, label: str) -> str:
-    """An inline SVG element with an accessible title."""
-    return (
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
-        f"viewBox='0 0 {width} {height}' role='img' aria-label='{escape(label)}'>"
-        f"<title>{escape(label)}</title>{body}</svg>"
-    )
-
-
-def _text(x: float, y: float, s: str, anchor: str = "start", extra: str = "") -> str:
-    return f"<text x='{x:.1f}' y='{y:.1f}' text-anchor='{anchor}' {extra}>{escape(s)}</text>"
+# The line-control heat map
 
 
 def heatmap(
     rows: Sequence[tuple[str, str, Sequence[float | None]]], columns: Sequence[str], label: str
-) -> str:
-    """Cells shaded by share: rows (label, colour, values), None for a line the config lacks."""
+) -> dict:
+    """The layout of a heat map (the template's heatmap macro draws it): cells shaded by
+    share, rows (label, colour, values), None for a line the config lacks."""
     left, cell_w, cell_h = 180, 64, 26
-    parts = [_text(left + i * cell_w + cell_w / 2, 14, c, "middle") for i, c in enumerate(columns)]
+    heads = [_text(left + i * cell_w + cell_w / 2, 14, c, "middle") for i, c in enumerate(columns)]
+    laid = []
     for r, (name, colour, values) in enumerate(rows):
         y = 22 + r * cell_h
-        parts.append(_text(left - 8, y + cell_h / 2 + 4, name, "end"))
+        cells = []
         for i, v in enumerate(values):
             x = left + i * cell_w
             fill, opacity, text = ("#edf2f7", 1.0, "n/a") if v is None else (colour, v, pct(v))
-            ink = "fill='#ffffff'" if v is not None and v > 0.55 else ""
-            parts.append(
-                f"<rect x='{x}' y='{y}' width='{cell_w - 2}' height='{cell_h - 2}' "
-                f"fill='{fill}' fill-opacity='{max(opacity, 0.04):.3f}'/>"
-                + _text(x + cell_w / 2 - 1, y + cell_h / 2 + 3, text, "middle", ink)
+            white = v is not None and v > 0.55
+            cells.append(
+                {"x": x, "y": y, "width": cell_w - 2, "height": cell_h - 2, "fill": fill}
+                | {"opacity": f"{max(opacity, 0.04):.3f}"}
+                | {"text": _text(x + cell_w / 2 - 1, y + cell_h / 2 + 3, text, "middle", white)}
             )
-    width = left + cell_w * len(columns) + 10
-    return svg(width, 30 + cell_h * len(rows), "".join(parts), label)
+        laid.append({"label": _text(left - 8, y + cell_h / 2 + 4, name, "end"), "cells": cells})
+    width, height = left + cell_w * len(columns) + 10, 30 + cell_h * len(rows)
+    return {"width": width, "height": height, "label": label, "columns": heads, "rows": laid}
+
+
+def _text(x: float, y: float, s: str, anchor: str = "start", white: bool = False) -> dict:
+    """A label of the heat map at (x, y), anchored start, middle or end; white on dark cells."""
+    return {"x": f"{x:.1f}", "y": f"{y:.1f}", "text": s, "anchor": anchor, "white": white}
 
 
 # Sections
 
 
-def overview(run: Run) -> str:
+def overview(run: Run) -> dict:
     """What the run is: id, status, seed, configs, match-ups, and how pairs behave."""
     m = run.manifest
     games, pairs, copies = _pair_counts(run)
@@ -233,23 +203,7 @@ def overview(run: Run) -> str:
         ("seat-swapped pairs", "yes" if m.get("params", {}).get("swap") else "no"),
         ("created", m.get("created", "?")),
     ]
-    table = "".join(
-        f"<tr><th class='l'>{k}</th><td class='l'>{escape(str(v))}</td></tr>" for k, v in rows
-    )
-    warn = (
-        ""
-        if status == "complete"
-        else f"<p class='warn'>The run is not complete (status {escape(str(status))}); "
-        "this report covers only the games on disk.</p>"
-    )
-    pair_note = (
-        f"<p class='note'>The two games of each of the {pairs:,} seat-swapped pairs "
-        f"share a deal ({copies:,} of them ended identically), so every interval takes the pair "
-        "as its unit (its variance clustered by pair), as sim summary and sim compare do.</p>"
-        if pairs
-        else ""
-    )
-    return f"<section><h2>Run</h2><table>{table}</table>{warn}{pair_note}</section>"
+    return {"rows": rows, "status": status, "pairs": pairs, "copies": copies}
 
 
 def _pair_counts(run: Run) -> tuple[int, int, int]:
@@ -458,20 +412,11 @@ def advantage(e: Estimate, who: str, other: str, what: str = "of decided games")
     return f"no difference detectable with {e.units:,} seeds: {share}, which includes 50%"
 
 
-WINRATE_HEAD = ["config", "match-up", "games", "seeds", "first seat wins",
-                "second seat wins", "draws", "A's score"]  # fmt: skip
-
-
-def winrate_row(r: dict) -> str:
+def winrate_row(r: dict) -> dict:
     """One table row: the cell, its sample, and each rate with its interval."""
-    n, s = r["games"], r["seeds"]
-    rates = [estimate(r, q) for q in ("first", "second", "draw", "a_score")]
-    return (
-        f"<tr><td class='l'>{escape(r['config'])}</td><td class='l'>{escape(r['matchup'])}</td>"
-        f"<td>{n:,}</td><td>{s:,}</td>"
-        + "".join(f"<td>{estimate_text(e)}</td>" for e in rates)
-        + "</tr>"
-    )
+    rates = [estimate_text(estimate(r, q)) for q in ("first", "second", "draw", "a_score")]
+    numbers = [f"{r['games']:,}", f"{r['seeds']:,}", *rates]
+    return {"config": r["config"], "matchup": r["matchup"], "numbers": numbers}
 
 
 def advantage_points(rows: list[dict], quantity: str) -> list[plots.Point]:
@@ -484,26 +429,24 @@ def advantage_points(rows: list[dict], quantity: str) -> list[plots.Point]:
     return out
 
 
-def seat_verdict(r: dict, margin: float) -> str:
-    """A list item: the balance verdict of the cell (reports/verdict.py) and A against B."""
+def seat_verdict(r: dict, margin: float) -> dict:
+    """A list item: the cell and its sample, the balance verdict of the cell
+    (reports/verdict.py) and A against B."""
     n, s = r["games"], r["seeds"]
     a, b = split_top_level(r["matchup"])
     unit = r.get("unit", "pair")
+    cell = f"{r['config']} · {r['matchup']}"
     if s < MIN_SEEDS:
-        return (
-            f"<li><b>{escape(r['config'])} · {escape(r['matchup'])}</b> ({n:,} games): "
-            f"{escape(f'too few seeds to tell ({s} < {MIN_SEEDS})')}.</li>"
-        )
+        return {"cell": cell, "sample": f"{n:,} games",
+                "text": f"too few seeds to tell ({s} < {MIN_SEEDS})"}  # fmt: skip
     seat = decide(from_row(r, "first_score"), unit, margin, ("first seat", "second seat"))
     strat = (
         f"same strategy ({a}) in both seats"
         if a == b
         else decide(from_row(r, "a_score"), unit, margin, (a, b)).text()
     )
-    return (
-        f"<li><b>{escape(r['config'])} · {escape(r['matchup'])}</b> ({n:,} games, {s:,} "
-        f"seeds): seats: {escape(seat.text())}; strategies: {escape(strat)}.</li>"
-    )
+    text = f"seats: {seat.text()}; strategies: {strat}"
+    return {"cell": cell, "sample": f"{n:,} games, {s:,} seeds", "text": text}
 
 
 def _reach(points: list[plots.Point], least: float) -> tuple[float, float]:
@@ -512,45 +455,42 @@ def _reach(points: list[plots.Point], least: float) -> tuple[float, float]:
     return -1.1 * top, 1.1 * top
 
 
-def winrate_section(run: Run, margin: float = DEFAULT_MARGIN) -> str:
+def winrate_section(run: Run, margin: float = DEFAULT_MARGIN) -> dict:
     """Win rates by seat and A's score with their intervals, the first-seat advantage on a
     scale of points with the margin band, A's score per match-up, and verdicts."""
     table = winrate_table(_stored(run), run)
     rows = list(table.iter_rows(named=True))
-    head = "".join(
-        f"<th class='{'l' if i < 2 else ''}'>{h}</th>" for i, h in enumerate(WINRATE_HEAD)
-    )
     units = present.count(int(table["seeds"].sum()))
     seat = advantage_points(rows, "first_score")
-    chart = plots.forest(
-        seat,
-        "first-seat advantage: its score minus 50% (points, 95% interval)",
-        f"First-seat advantage per cell ({units} independent seeds in all)",
-        band=margin,
-        xlim=_reach(seat, 2 * margin),
-    )
+    charts = [
+        plots.forest(
+            seat,
+            "first-seat advantage: its score minus 50% (points, 95% interval)",
+            f"First-seat advantage per cell ({units} independent seeds in all)",
+            band=margin,
+            xlim=_reach(seat, 2 * margin),
+        )
+    ]
     versus = [r for r in rows if len(set(split_top_level(r["matchup"]))) == 2]
     if versus:
         score = advantage_points(versus, "a_score")
-        chart += plots.forest(
-            score,
-            "A's score minus 50% (points, 95% interval; a draw is half a win)",
-            "A's score against B per match-up",
-            band=margin,
-            xlim=_reach(score, 2 * margin),
-            colours=[SECOND_COLOUR] * len(score),
+        charts.append(
+            plots.forest(
+                score,
+                "A's score minus 50% (points, 95% interval; a draw is half a win)",
+                "A's score against B per match-up",
+                band=margin,
+                xlim=_reach(score, 2 * margin),
+                colours=[SECOND_COLOUR] * len(score),
+            )
         )
-    return (
-        "<section><h2>Balance and win rates</h2>"
-        + sample_line(int(table["games"].sum()), int(table["seeds"].sum()))
-        + f"<p class='note'>The green band is the margin of ±{margin:g} points within which a "
-        "cell counts as balanced (its 95% interval inside it: an equivalence test). Rates "
-        "count games; their intervals take the seat-swapped pair as the unit (Wilson on the "
-        "effective size, the variance clustered by pair). A is the first strategy of the "
-        "match-up; A's score counts a draw as half a win."
-        f"</p>{chart}<ul>{''.join(seat_verdict(r, margin) for r in rows)}</ul>"
-        f"<table><tr>{head}</tr>{''.join(winrate_row(r) for r in rows)}</table></section>"
-    )
+    return {
+        "sample": Sample(int(table["games"].sum()), int(table["seeds"].sum())),
+        "margin": f"{margin:g}",
+        "charts": charts,
+        "verdicts": [seat_verdict(r, margin) for r in rows],
+        "rows": [winrate_row(r) for r in rows],
+    }
 
 
 def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:
@@ -572,14 +512,10 @@ def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[flo
     return [seen.get(v, 0) / total for v in values]
 
 
-def distribution_section(run: Run) -> str:
+def distribution_section(run: Run) -> list[dict]:
     """Final scores by seat and game length, as histograms per config and match-up."""
     cells, counts = _part_distributions(run) if run.parts else _distributions(run)
-    parts = [distribution_cell(r, counts) for r in cells.iter_rows(named=True)]
-    return (
-        "<section><h2>Scores and game length</h2><p class='note'>Share of games with each "
-        "final score (per seat) and each length in turns.</p>" + "".join(parts) + "</section>"
-    )
+    return [distribution_cell(r, counts) for r in cells.iter_rows(named=True)]
 
 
 def _part_distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
@@ -661,7 +597,7 @@ def _distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
     return cells, {c: histogram(games, c) for c in HISTOGRAMS}
 
 
-def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> str:
+def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> dict:
     """One cell's sample, means, end reasons, score histogram and length histogram."""
     key = (pl.col("config") == r["config"]) & (pl.col("matchup") == r["matchup"])
     f, s, t, end = (
@@ -680,17 +616,15 @@ def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> str:
         "second seat": (shares(s, "score_second", scores), SECOND_COLOUR),
     }
     length_series = {"games": (shares(t, "turns", lengths), DRAW_COLOUR)}
-    return (
-        f"<h3>{escape(tag)}</h3>"
-        + sample_line(r["games"], r["seeds"])
-        + f"<p>Mean score: first seat {r['mean_first']:.1f}, second seat "
-        f"{r['mean_second']:.1f}. Turns: mean {r['mean_turns']:.1f}, median "
-        f"{r['median_turns']:.0f}. End reasons: {escape(end_text)}.</p>"
-        + plots.histogram(
-            scores, score_series, "final score (points)", f"Final scores by seat, {tag}, {n}"
-        )
-        + plots.histogram(lengths, length_series, "game length (turns)", f"Game length, {tag}, {n}")
-    )
+    charts = [
+        plots.histogram(scores, score_series, "final score (points)",
+                        f"Final scores by seat, {tag}, {n}"),
+        plots.histogram(lengths, length_series, "game length (turns)",
+                        f"Game length, {tag}, {n}"),
+    ]  # fmt: skip
+    means = {k: r[k] for k in ("mean_first", "mean_second", "mean_turns", "median_turns")}
+    sample = Sample(r["games"], r["seeds"])
+    return {"tag": tag, "sample": sample, "ends": end_text, "charts": charts} | means
 
 
 def config_lines(run: Run, config: str) -> int:
@@ -705,7 +639,7 @@ def line_columns(run: Run) -> list[str]:
     return sorted((n for n in names if n.startswith("line_")), key=lambda n: int(n[5:]))
 
 
-def line_control_section(run: Run) -> str:
+def line_control_section(run: Run) -> dict:
     """Share of games each line ends controlled by the first or second seat, per config."""
     if run.parts:
         configs = sorted({config for config, _ in part_counts(run).seen})
@@ -718,14 +652,11 @@ def line_control_section(run: Run) -> str:
         rows += heat_rows(r, columns, config_lines(run, r["config"]))
         notes.append(line_note(r, columns[: config_lines(run, r["config"])]))
     labels = [c.removeprefix("line_") for c in columns]
-    chart = heatmap(rows, labels, "Line control at the end of the game, per config")
-    return (
-        "<section><h2>Line control</h2>"
-        + sample_line(int(table["games"].sum()), int(table["seeds"].sum()))
-        + "<p class='note'>Share of games in which each line (10 at the top) is controlled by "
-        "the first or second seat at the end, or by nobody; all match-ups of a config "
-        f"together.</p>{chart}<ul>{''.join(notes)}</ul></section>"
-    )
+    return {
+        "sample": Sample(int(table["games"].sum()), int(table["seeds"].sum())),
+        "chart": heatmap(rows, labels, "Line control at the end of the game, per config"),
+        "notes": notes,
+    }
 
 
 def _lines(run: Run, columns: list[str]) -> pl.DataFrame:
@@ -785,7 +716,7 @@ def heat_rows(r: dict, columns: list[str], lines: int) -> list:
     ]  # fmt: skip
 
 
-def line_note(r: dict, columns: list[str]) -> str:
+def line_note(r: dict, columns: list[str]) -> dict:
     """A config's sample and the widest 95% interval among its line shares."""
     half = max(
         (e.high - e.low) / 2
@@ -793,12 +724,8 @@ def line_note(r: dict, columns: list[str]) -> str:
         for seat in ("first", "second")
         for e in [estimate(r, f"t:{c}:{seat}")]
     )
-    return (
-        f"<li><b>{escape(r['config'])}</b>: {r['games']:,} games, {r['seeds']:,} seeds; every "
-        f"share is within ±{100 * half:.1f} points (95%, the pair as the unit)."
-        + ("" if r["seeds"] >= MIN_SEEDS else _too_small(r["seeds"]))
-        + "</li>"
-    )
+    sample = Sample(r["games"], r["seeds"])
+    return {"config": r["config"], "sample": sample, "half": f"{100 * half:.1f}"}
 
 
 CARD_RATES = {"played": "won_played", "not": "won_unplayed"}  # html name -> tally name
@@ -856,31 +783,16 @@ def card_verdicts(diffs: list[Difference | str]) -> list[str]:
     return out
 
 
-CARD_HEAD = (
-    "<table><tr><th class='l'>kind</th><th>seat-games played</th><th>win rate</th>"
-    "<th>seat-games not played</th><th>win rate</th><th class='l'>verdict</th></tr>"
-)
-
-
-def card_section(run: Run) -> str:
-    """Win rate of a seat when it played each kind against when it did not."""
-    head = "<section><h2>Cards</h2>"
+def card_section(run: Run) -> list[dict] | None:
+    """Win rate of a seat when it played each kind against when it did not, per cell; None
+    when the run has no cards table."""
     if run.cards is None:
-        return head + "<p class='warn'>No cards table in this run; nothing to show.</p></section>"
+        return None
     table = card_table(run)
     groups = [cell for _, cell in table.group_by(KEYS, maintain_order=True)]
     every = [card_points(cell) for cell in groups]
     xlim = _reach([p for points in every for p in points], 1.0)  # one scale for every panel
-    parts = [card_cell(cell, xlim) for cell in groups]
-    return (
-        head + "<p class='note'>For each card kind: how often a seat won when it played at least "
-        "one card of that kind in the game, against when it played none (each game counts once "
-        "per seat). This is an observation, not an experiment: playing a card goes with drawing "
-        "it and with longer games. Use <code>sim card-impact</code> for a controlled comparison "
-        "on the same seeds. The plots, all on one scale, show the difference in percentage "
-        "points (played minus not) with its 95% Newcombe interval over the pairs' effective "
-        "sizes; verdicts are Holm-adjusted over the kinds.</p>" + "".join(parts) + "</section>"
-    )
+    return [card_cell(cell, xlim) for cell in groups]
 
 
 def card_points(cell: pl.DataFrame) -> list[plots.Point]:
@@ -893,19 +805,16 @@ def card_points(cell: pl.DataFrame) -> list[plots.Point]:
     return out
 
 
-def card_cell(cell: pl.DataFrame, xlim: tuple[float, float]) -> str:
+def card_cell(cell: pl.DataFrame, xlim: tuple[float, float]) -> dict:
     """One config and match-up: a row per kind, verdicts, and a plot of the differences."""
     records = list(cell.iter_rows(named=True))
     diffs = [card_difference(r) for r in records]
-    rows = []
-    for r, verdict in zip(records, card_verdicts(diffs), strict=True):
-        rows.append(
-            f"<tr><td class='l'>{escape(r['kind'])}</td><td>{r['n_played']:,}</td>"
-            f"<td>{estimate_text(estimate(r, 'played'))}</td>"
-            f"<td>{r['n_not']:,}</td>"
-            f"<td>{estimate_text(estimate(r, 'not'))}</td>"
-            f"<td class='l'>{escape(verdict)}</td></tr>"
-        )
+    rows = [
+        {"kind": r["kind"], "verdict": verdict}
+        | {"n_played": f"{r['n_played']:,}", "played": estimate_text(estimate(r, "played"))}
+        | {"n_not": f"{r['n_not']:,}", "not": estimate_text(estimate(r, "not"))}
+        for r, verdict in zip(records, card_verdicts(diffs), strict=True)
+    ]
     first = records[0]
     tag = f"{first['config']} · {first['matchup']}"
     plot = card_points(cell)
@@ -917,12 +826,7 @@ def card_cell(cell: pl.DataFrame, xlim: tuple[float, float]) -> str:
             xlim=xlim,
         )
         if plot
-        else "<p class='warn'>No kind has enough seat-games on both sides to plot.</p>"
+        else None
     )
-    return (
-        f"<h3>{escape(tag)}</h3>"
-        + sample_line(first["games"], first["seeds"])
-        + CARD_HEAD
-        + "".join(rows)
-        + f"</table>{chart}"
-    )
+    sample = Sample(first["games"], first["seeds"])
+    return {"tag": tag, "sample": sample, "rows": rows, "chart": chart}

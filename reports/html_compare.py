@@ -4,13 +4,12 @@ band, and every compared row (reports/compare.py supplies the numbers)."""
 
 from __future__ import annotations
 
-import time
-from html import escape
 from pathlib import Path
 
 from reports import plots, present
 from reports.compare import Comparison, _diff_text, _side_text, balance_lines, compare_runs
-from reports.html import CSS, FIRST_COLOUR, SECOND_COLOUR, ReportError
+from reports.html import FIRST_COLOUR, SECOND_COLOUR, ReportError
+from reports.render import render
 from sim.store.folder import RunFolderError, open_run
 
 
@@ -59,26 +58,20 @@ def build_comparison(c: Comparison, margin: float) -> str:
         xlim=(-1.1 * top, 1.1 * top),
         colours=colours,
     )
-    rows = "".join(
-        f"<tr><td class='l'>{escape(cell.configs)} · {escape(cell.matchup)}</td>"
-        f"<td class='l'>{escape(row.metric)}</td><td>{_side_text(row.a, row.rate)}</td>"
-        f"<td>{_side_text(row.b, row.rate)}</td><td>{_diff_text(row.diff, row.rate)}</td>"
-        f"<td>{present.p_value(row.holm_p)}</td><td class='l'>{escape(row.verdict)}</td></tr>"
+    rows = [
+        {"cell": f"{cell.configs} · {cell.matchup}", "metric": row.metric, "verdict": row.verdict}
+        | {"a": _side_text(row.a, row.rate), "b": _side_text(row.b, row.rate)}
+        | {"diff": _diff_text(row.diff, row.rate), "p": present.p_value(row.holm_p)}
         for cell in c.cells
         for row in cell.rows
-    )
-    title = "One Zero One: two runs compared"
-    answers = "".join(f"<li>{escape(line)}</li>" for line in balance_lines(c))
-    notes = "".join(f"<li>{escape(n)}</li>" for n in c.notes)
-    return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{title}</title><style>{CSS}</style></head><body><h1>{title}</h1>"
-        f"<p>A = {escape(c.names[0])}<br>B = {escape(c.names[1])}</p>"
-        "<section><h2>Closer to balanced?</h2>"
-        f"<p class='sample'>Sample: {escape(units)}.</p><ul>{answers}</ul>{chart}</section>"
-        "<section><h2>Every row</h2><table><tr><th class='l'>cell</th><th class='l'>metric</th>"
-        "<th>A [95% CI]</th><th>B [95% CI]</th><th>B − A [95% CI]</th><th>Holm p</th>"
-        f"<th class='l'>verdict</th></tr>{rows}</table><ul>{notes}</ul></section>"
-        f"<footer>Written {escape(time.strftime('%Y-%m-%d %H:%M'))} by sim report.</footer>"
-        "</body></html>\n"
+    ]
+    return render(
+        "compare.html.j2",
+        title="One Zero One: two runs compared",
+        names=c.names,
+        units=units,
+        answers=balance_lines(c),
+        chart=chart,
+        rows=rows,
+        notes=c.notes,
     )

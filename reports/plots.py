@@ -12,6 +12,8 @@ import io
 import re
 from collections.abc import Sequence
 
+from markupsafe import Markup
+
 FIRST, SECOND, GREY, BAND = "#2b6cb0", "#c05621", "#718096", "#c6f6d5"
 
 _drawn: list[str] = []
@@ -38,8 +40,9 @@ def _pyplot():
     return plt
 
 
-def _svg(fig, label: str) -> str:
-    """The figure as an inline <svg> element with an accessible label."""
+def _svg(fig, label: str) -> Markup:
+    """The figure as an inline <svg> element with an accessible label: markup we drew
+    (matplotlib escapes its text), so the page's templates insert it as it is."""
     plt = _pyplot()
     out = io.StringIO()
     _drawn.append(label)  # each figure its own salt: clip-path ids stay unique on one page
@@ -47,14 +50,8 @@ def _svg(fig, label: str) -> str:
     fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = out.getvalue()
-    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", text[text.index("<svg") :], flags=re.S)
-    return svg.replace("<svg ", f"<svg role='img' aria-label='{_attr(label)}' ", 1)
-
-
-def _attr(text: str) -> str:
-    from html import escape
-
-    return escape(text, quote=True)
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", text[text.index("<svg ") :], flags=re.S)
+    return Markup("<svg role='img' aria-label='{}' ").format(label) + Markup(svg[5:])
 
 
 def forest(
@@ -64,7 +61,7 @@ def forest(
     band: float | None = None,
     xlim: tuple[float, float] | None = None,
     colours: Sequence[str] | None = None,
-) -> str:
+) -> Markup:
     """Dots with 95% whiskers, one row each, a line at 0 and (band) a shaded ±band margin."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 0.7 + 0.32 * len(points)))
@@ -92,7 +89,7 @@ def histogram(
     series: dict[str, tuple[Sequence[float], str]],
     xlabel: str,
     title: str,
-) -> str:
+) -> Markup:
     """Shares of games per value, one bar series each (a legend names them), with axis
     titles: the value and 'share of games'."""
     plt = _pyplot()

@@ -193,6 +193,12 @@ def _reindex(table) -> None:
         column._index = i
 
 
+def config(name: str) -> str:
+    """A config's name for a narrow table cell: a derived config's changes one to a line
+    (base / +run_capacity=5 / +DELETE=0), since a name has no spaces to wrap at."""
+    return name.replace("+", "\n+")
+
+
 def stack(text: str) -> str:
     """'51.2% [50.5, 51.9]' as two lines, the interval under the value (narrow tables)."""
     return text.replace(" [", "\n[", 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from reports import board
+from reports import board, skill
 from reports.summary import CellSummary, Proportion
 from sim.store.folder import RunFolder
 
@@ -86,5 +86,6 @@ def to_json(
         "confidence": 0.95,
         "warnings": run.warnings(),
         "board": [board.to_json(r) for r in rows],
+        "skill": skill.board_json(rows),
         "cells": [_cell(s, sections) for s in summaries] if sections else [],
     }

@@ -9,7 +9,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from reports import board, present
+from reports import board, present, skill
 from reports.present import drop_empty, fit
 from reports.summary import (
     CARD_NOTE,
@@ -61,6 +61,8 @@ def render(
     rows = board.rows(summaries, margin)
     console.print(board.table(rows, margin))
     for line in board.strategy_lines(rows):
+        console.print(line, highlight=False)
+    for line in skill.board_lines(rows):
         console.print(line, highlight=False)
     console.print(board.legend(margin), highlight=False, style="dim")
     if show:

@@ -42,14 +42,18 @@ def run(
     overwrite: bool = False,
     per_game_cards: bool = False,
     progress: bool = False,
+    overlay: Sequence[str] = (),
 ) -> RunView:
     """Play every config x match-up as `sim run` does into `out` and open the result.
+    overlay: `--set` items (["rules.run_capacity=5"]) applied to every config.
     Rerunning the same call continues an interrupted run. PlanError / RunError on mistakes."""
     from sim.runner.plan import make_plan
     from sim.runner.run import RunOptions, compile_first, execute
 
     _check_main_guard()
-    plan = make_plan(list(configs), list(players), games, seed, swap, chunk_size)
+    plan = make_plan(
+        list(configs), list(players), games, seed, swap, chunk_size, overlay=tuple(overlay)
+    )
     if per_game_cards:
         plan = replace(plan, per_game_cards=True)
     report = _print_progress if progress else None

@@ -7,7 +7,9 @@ so the sample shrinks there.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 from sim.engine.state import STATE_DTYPE, new_state
@@ -18,6 +20,27 @@ settings.load_profile("default")
 
 SHIPPED = ("base", "base-60", "variants", "101", "large")
 
+# The longest files, longest first (pytest --durations, docs/performance.md): xdist hands out
+# whole files in collection order, so these start at once instead of ending the run alone.
+LONGEST = (
+    "engine/test_indexes.py",  # recompiles the engine with bounds checks
+    "model/test_uncompiled.py",  # the rules as plain Python
+    "engine/test_compile.py",  # cold compiles on purpose
+    "engine/test_engine_limits.py",  # stress decks played to the end
+    "cli/test_bad_inputs.py",  # hypothesis-mutated configs and specs
+)
+
+
+def pytest_collection_modifyitems(items):
+    """Files in LONGEST first, in that order; the rest as collected."""
+    rank = {name: i for i, name in enumerate(LONGEST)}
+
+    def key(item):
+        path = Path(str(item.path)).relative_to(Path(__file__).parent).as_posix()
+        return rank.get(path, len(LONGEST))
+
+    items.sort(key=key)  # stable: tests keep their order within a file
+
 
 def copy_state(state):
     """An independent copy of a state record, field by field (the tests' own, simpler than
@@ -26,3 +49,23 @@ def copy_state(state):
     for name in STATE_DTYPE.names:
         out[name] = state[name]
     return out
+
+
+@pytest.fixture(scope="session")
+def warm_random_run(tmp_path_factory):
+    """The random loop and the part writer compiled into the engine's cache before a test
+    times a `sim run` child: on a cold cache (a clean clone, or a parallel worker that
+    reaches the test first) the child would spend its deadline compiling, not playing."""
+    from sim.runner.plan import make_plan
+    from sim.runner.run import RunOptions, execute
+
+    plan = make_plan(["base"], ["random,random"], 400, 0, True, 200)
+    execute(plan, tmp_path_factory.mktemp("warm") / "run", RunOptions(workers=1))
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch):
+    """Output is checked as a pipe gets it: pytest-xdist's workers carry COLUMNS=80, which
+    made tables and warnings wrap there and not in a serial run. A test that wants a width
+    passes COLUMNS itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)

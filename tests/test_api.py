@@ -99,3 +99,20 @@ def test_import_sim_loads_no_data_library(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["[]", "True True"]
+
+
+def test_run_takes_the_set_items_as_overlay(tmp_path):
+    out = tmp_path / "run5"
+    done = python(
+        f"""
+        import sim
+
+        if __name__ == "__main__":
+            view = sim.run(["base"], games=100, out={str(out)!r}, workers=1,
+                           overlay=["rules.run_capacity=5"])
+            print(sorted(set(view.games.collect()["config"])))
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "['base+run_capacity=5']"

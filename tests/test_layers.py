@@ -187,3 +187,13 @@ def test_the_readme_layout_names_every_package_folder():
     assert folders - named == set()
     for path in named:
         assert (ROOT / path).exists(), path
+
+
+def test_no_test_module_imports_another():
+    """Shared test code lives in tests/'s helper modules (conftest.py, hand_runs.py, ...),
+    never in a test module another imports: each test file stands alone."""
+    tests = Path(__file__).resolve().parent
+    test_modules = {p.stem for p in tests.rglob("test_*.py")}
+    for path in tests.rglob("*.py"):
+        used = imported(path.read_text(), path.stem) & test_modules
+        assert not used, f"{path.relative_to(tests)} imports {sorted(used)}"

@@ -198,9 +198,9 @@ def report(
     runs: Annotated[
         list[Path],
         typer.Argument(
-            metavar="RUN [RUN_B]",
-            help="A run folder written by `sim run` (two: compared on one page), or a tuning "
-            "folder written by `sim tune`",
+            metavar="RUN [RUN_B ...]",
+            help="A run folder written by `sim run` (two: compared on one page; three or more: "
+            "their history, as `sim history`), or a tuning folder written by `sim tune`",
         ),
     ],
     out: Annotated[Path, typer.Option(help="The HTML file to write")] = Path("report.html"),
@@ -211,13 +211,14 @@ def report(
         bool, typer.Option("--json", help="Say what was written as JSON, to stdout")
     ] = False,
 ) -> None:
-    """Write one self-contained HTML report of a run (or of two runs compared).
+    """Write one self-contained HTML report of a run (two compared, or several over time).
 
     It shows the first-seat advantage with the margin band, A's score, and distributions.
     Then line control and cards. A folder written by `sim tune` gets its front and targets.
     """
     from reports.html import ReportError, write_report
     from reports.html_compare import write_comparison
+    from reports.html_history import write_history
     from sim.cli.runs import checked_margin
     from sim.store.verify import reader_warnings
     from sim.tune.report import is_tuning_folder
@@ -225,10 +226,12 @@ def report(
     checked_margin(margin)
     if len(runs) == 1 and is_tuning_folder(runs[0]):
         return _report_tuning(runs[0], out, as_json)
-    if len(runs) > 2:
-        usage(f"give one run folder, or two to compare; got {len(runs)}")
+    if len({r.resolve() for r in runs}) < len(runs):
+        usage("a run folder is given twice; give each once")
     try:
-        if len(runs) == 2:
+        if len(runs) > 2:
+            written = write_history(runs, out, margin)
+        elif len(runs) == 2:
             written = write_comparison(runs[0], runs[1], out, margin)
         else:
             written = write_report(runs[0], out, margin)

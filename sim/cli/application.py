@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from sim.cli import analysis, configs, play, rules, runs, show, strategies, tune
+from sim.cli import analysis, configs, history, play, rules, runs, show, skill, strategies, tune
 from sim.cli.common import FAILURE
 
 
@@ -111,8 +111,9 @@ def _main_options(
 
 
 for command in (
-    play.run, runs.summary, runs.compare, analysis.report, show.show, play.verify,
-    play.bench, play.solo, analysis.sprt, analysis.card_impact, tune.tune,
+    play.run, runs.summary, runs.compare, history.history, analysis.report, show.show,
+    play.verify, play.bench, play.solo, skill.skill, skill.league, analysis.sprt,
+    analysis.card_impact, tune.tune,
 ):  # fmt: skip
     app.command(command.__name__.replace("_", "-"))(command)
 app.add_typer(configs.app, name="configs")

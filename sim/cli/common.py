@@ -17,7 +17,19 @@ IN_MEMORY = 5_000_000  # games bench and solo hold at once: about 160 bytes each
 
 Config = Annotated[str, typer.Option(help="Config name or .toml path")]
 Seed = Annotated[int, typer.Option(help="Master seed, 0..2**64-1")]
+Set = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Derive the config without a file: rules.OPTION=VALUE or deck.KIND[.AXIS]=COUNT "
+        "(0 removes the card), repeatable; named e.g. base+run_capacity=5",
+    ),
+]
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable, to stdout")]
+Csv = Annotated[
+    bool, typer.Option("--csv", help="The main table as CSV, to stdout (for a spreadsheet)")
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (cron)")]
 Margin = Annotated[
     float,
@@ -56,6 +68,13 @@ def usage(message: str) -> NoReturn:
     raise typer.Exit(USAGE)
 
 
+def one_format(**chosen: bool) -> None:
+    """At most one output format (e.g. as_json=..., csv=...), or a usage error naming them."""
+    given = [f"--{name.removeprefix('as_').replace('_', '-')}" for name, on in chosen.items() if on]
+    if len(given) > 1:
+        usage(f"choose one of {', '.join(given[:-1])} and {given[-1]}")
+
+
 def checked_seed(seed: int) -> int:
     """A seed in the one range every command takes (64-bit words), or a usage error."""
     from sim.runner.plan import UsageError, check_numbers
@@ -79,11 +98,17 @@ def check_backend(backend: str, scheduler: str | None) -> None:
         fail("--backend dask needs dask: pip install -e '.[cluster]'")
 
 
-def load_config(name: str):
-    from sim.model.config import ConfigError, load
+def load_config(name: str, overlay: list[str] | None = None):
+    """The config by name or path (a derived config's name too: base+run_capacity=5),
+    derived with the --set items; a file that cannot be used exits 1, a change that cannot
+    be applied 2."""
+    from sim.model.config import ConfigError
+    from sim.model.overlay import OverlayError, derive, load
 
     try:
-        config = load(name)
+        config = derive(load(name), overlay or ())
+    except OverlayError as exc:
+        usage(str(exc))
     except ConfigError as exc:
         fail(str(exc))
     for warning in config.warnings:

@@ -18,6 +18,7 @@ from sim.cli.common import (
     Quiet,
     Scheduler,
     Seed,
+    Set,
     Workers,
     check_backend,
     checked_seed,
@@ -119,6 +120,7 @@ def run(
         Path | None,
         typer.Option(help="A plan .toml describing the matrix; options given override it"),
     ] = None,
+    overlay: Set = None,
     no_swap: Annotated[
         bool, typer.Option("--no-swap", help="Play each seed once, not twice with seats swapped")
     ] = False,
@@ -146,12 +148,11 @@ def run(
 
     Rerun the same command after an interruption to continue where it stopped.
     """
-    from sim.players.guard import timeout
-    from sim.runner.run import RunError, RunOptions
+    from sim.runner.run import RunOptions
 
     check_backend(backend, scheduler)
     options = RunOptions(workers, backend, scheduler, overwrite)
-    the_plan = _plan(plan, config, players, games, seed, not no_swap, chunk_size)
+    the_plan = _plan(plan, config, players, games, seed, not no_swap, chunk_size, overlay)
     if per_game_cards:
         the_plan = dataclasses.replace(the_plan, per_game_cards=True)
     for c in the_plan.configs:
@@ -159,10 +160,26 @@ def run(
             typer.echo(f"warning: {warning}", err=True)
     if not quiet:
         typer.echo(_start_line(the_plan, out), err=True)
-    _compile_first(the_plan, quiet)
+    result = play_plan(the_plan, out, options, quiet, decision_timeout)
+    rate = result.played / result.seconds if result.seconds else 0
+    typer.echo(
+        f"{result.out}: {result.played:,} games played"
+        + (f", {result.skipped:,} already done" if result.skipped else "")
+        + f" in {result.seconds:.1f}s ({rate:,.0f} games/s); run {the_plan.run_id}"
+    )
+
+
+def play_plan(plan, out: Path, options, quiet: bool, decision_timeout: float):
+    """Compile, then play the plan through the runner into out with a progress bar; a
+    failure is one line (exit 1), an interruption says how to continue (exit 130). Every
+    command that plays a run-folder plays it here."""
+    from sim.players.guard import timeout
+    from sim.runner.run import RunError
+
+    _compile_first(plan, quiet)
     try:
         with timeout(decision_timeout):  # the workers, started inside, inherit it
-            result = _run_with_progress(the_plan, out, options, quiet)
+            return _run_with_progress(plan, out, options, quiet)
     except KeyboardInterrupt:
         typer.echo(
             f"interrupted; finished chunks are kept in {out}. "
@@ -179,12 +196,6 @@ def run(
         if isinstance(exc, WorkerFailed | ClusterError):
             fail(str(exc))
         raise
-    rate = result.played / result.seconds if result.seconds else 0
-    typer.echo(
-        f"{result.out}: {result.played:,} games played"
-        + (f", {result.skipped:,} already done" if result.skipped else "")
-        + f" in {result.seconds:.1f}s ({rate:,.0f} games/s); run {the_plan.run_id}"
-    )
 
 
 def verify(run: Annotated[Path, typer.Argument(help="A run folder written by `sim run`")]) -> None:
@@ -210,7 +221,7 @@ def verify(run: Annotated[Path, typer.Argument(help="A run folder written by `si
         raise typer.Exit(1)
 
 
-def _plan(plan, config, players, games, seed, swap, chunk_size):
+def _plan(plan, config, players, games, seed, swap, chunk_size, overlay=None):
     """The run's plan from the options over the plan file's fields; a usage error exits 2,
     a file that cannot be used 1."""
     from sim.runner.plan import PlanError, UsageError, make_plan, read_plan_file
@@ -224,6 +235,7 @@ def _plan(plan, config, players, games, seed, swap, chunk_size):
             seed=seed if seed is not None else base.get("seed", 0),
             swap=swap if not plan or "swap" not in base else base["swap"] and swap,
             chunk_size=chunk_size if chunk_size is not None else base.get("chunk_size"),
+            overlay=tuple(overlay or ()),
         )
     except UsageError as exc:
         usage(str(exc))

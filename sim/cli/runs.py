@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import Json, Margin, fail, usage
+from sim.cli.common import Csv, Json, Margin, fail, one_format, usage
 
 _fail = fail
 
@@ -79,6 +79,7 @@ def summary(
         bool, typer.Option("--no-cards", help="Skip reading the per-card statistics")
     ] = False,
     as_json: Json = False,
+    as_csv: Csv = False,
 ) -> None:
     """The balance board per config and match-up, with a verdict within --margin.
 
@@ -90,17 +91,22 @@ def summary(
     from sim.store.folder import RunFolderError
 
     checked_margin(margin)
+    one_format(as_json=as_json, csv=as_csv)
     sections = _sections(show, detail)
+    if as_csv and sections:
+        _usage("--csv writes the board only; --detail and --show go with the terminal or --json")
     folder = _open(run)
     try:
         table = read_cards(folder) if not no_cards and "cards" in sections else None
     except RunFolderError as exc:
         _fail(str(exc))
     summaries = summarize(folder, table)
-    if as_json:
+    if as_json or as_csv:
+        from reports.csv_out import to_csv
         from reports.summary_json import to_json
 
-        typer.echo(json.dumps(to_json(folder, summaries, margin, sections), indent=2))
+        shape = to_json(folder, summaries, margin, sections)
+        typer.echo(to_csv(shape["board"]) if as_csv else json.dumps(shape, indent=2), nl=not as_csv)
         return
     render(folder, summaries, _console(), margin, sections)
 
@@ -126,6 +132,15 @@ def compare(
             "shared seeds); with no RUN, play the two configs first, then compare them",
         ),
     ] = None,
+    overlay: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="With one --config and no RUN: play the config against itself derived with "
+            "these changes (rules.OPTION=VALUE, deck.KIND[.AXIS]=COUNT; repeatable)",
+        ),
+    ] = None,
     players: Annotated[
         list[str] | None,
         typer.Option(metavar="A,B", help="With --config: match-up A,B (repeatable)"),
@@ -144,6 +159,7 @@ def compare(
         bool, typer.Option("--overwrite", help="With --config: replace different runs in --out")
     ] = False,
     as_json: Json = False,
+    as_csv: Csv = False,
     markdown: Annotated[
         bool, typer.Option("--markdown", help="A Markdown table for pull requests")
     ] = False,
@@ -161,24 +177,26 @@ def compare(
     Every row: values, difference, p-value and Holm correction.
     Same seeds and seats in both: paired pair by pair; otherwise unpaired.
     """
-    if as_json and markdown:
-        _usage("choose one of --json and --markdown")
-    if config and len(config) != 2:
+    one_format(as_json=as_json, csv=as_csv, markdown=markdown)
+    output = "json" if as_json else "csv" if as_csv else "markdown" if markdown else "terminal"
+    if overlay and (runs or not config or len(config) != 1):
+        _usage("--set goes with one --config and no RUN: A is the config, B it with the changes")
+    if config and len(config) != 2 and not overlay:
         _usage(f"--config must be given exactly twice (A and B), got {len(config)}")
     if config and runs and len(runs) == 1:
         _no_play_options(players, games, seed, workers, out, "with one RUN and --config")
-        changes = _report_configs(runs[0], config, as_json, markdown)
+        changes = _report_configs(runs[0], config, output)
     elif config:
         if runs:
             _usage("give two run folders, one run and two --config, or two --config; not both")
         with _folder(out) as where:
-            folders = _play(config, players, games, seed, workers, where, overwrite)
-            changes = _report(*folders, as_json, markdown)
+            folders = _play(config, players, games, seed, workers, where, overwrite, overlay)
+            changes = _report(*folders, output)
     else:
         _no_play_options(players, games, seed, workers, out, "only used with --config X --config Y")
         if not runs or len(runs) != 2:
             _usage("give two run folders A B, or --config X --config Y to play them first")
-        changes = _report(runs[0], runs[1], as_json, markdown)
+        changes = _report(runs[0], runs[1], output)
     if fail_on_change and changes:
         raise typer.Exit(CHANGED)
 
@@ -204,7 +222,7 @@ def parts_of(folder, config: str, scratch: Path) -> tuple[Path, ...]:
     return (only,)
 
 
-def _report_configs(run: Path, configs: list[str], as_json: bool, markdown: bool) -> int:
+def _report_configs(run: Path, configs: list[str], output: str) -> int:
     """Compare two configs of one run folder; the number of significant primary changes."""
 
     from sim.store.folder import RunFolder
@@ -224,7 +242,7 @@ def _report_configs(run: Path, configs: list[str], as_json: bool, markdown: bool
             )
             for c in configs
         )
-        return _print(a, b, as_json, markdown, labels)
+        return _print(a, b, output, labels)
 
 
 @contextmanager
@@ -237,21 +255,24 @@ def _folder(out: Path | None) -> Iterator[Path]:
         yield Path(tmp)
 
 
-def _report(a: Path, b: Path, as_json: bool, markdown: bool) -> int:
+def _report(a: Path, b: Path, output: str) -> int:
     """Compare two folders, print in the chosen format; the number of significant changes."""
-    return _print(_open(a), _open(b), as_json, markdown)
+    return _print(_open(a), _open(b), output)
 
 
-def _print(a, b, as_json: bool, markdown: bool, labels: tuple[str, str] | None = None) -> int:
-    """Compare two run folders (or views of one), print; the significant primary changes."""
-    from reports.compare import compare_runs, render, to_json, to_markdown
+def _print(a, b, output: str, labels: tuple[str, str] | None = None) -> int:
+    """Compare two run folders (or views of one), print as output says (terminal, json,
+    csv, markdown); the significant primary changes."""
+    from reports.compare import compare_runs, render, to_csv, to_json, to_markdown
 
     comparison = compare_runs(a, b, labels=labels)
     if not comparison.cells:
         _fail(f"{a.path} and {b.path} have no config and match-up in common to compare")
-    if as_json:
+    if output == "json":
         typer.echo(json.dumps(to_json(comparison), indent=2))
-    elif markdown:
+    elif output == "csv":
+        typer.echo(to_csv(comparison), nl=False)
+    elif output == "markdown":
         typer.echo(to_markdown(comparison), nl=False)
     else:
         render(comparison, _console())
@@ -266,12 +287,17 @@ def _play(
     workers: int | None,
     out: Path,
     overwrite: bool,
+    overlay: list[str] | None = None,
 ) -> tuple[Path, Path]:
-    """Run each config into its own folder under out; progress goes to stderr."""
+    """Run each config into its own folder under out; progress goes to stderr. With overlay,
+    the one config is A and B is it derived with the --set items."""
     from sim.runner.local import WorkerFailed
-    from sim.runner.plan import PlanError, make_plan
+    from sim.runner.plan import PlanError, UsageError, make_plan
     from sim.runner.run import RunError, RunOptions, execute
 
+    sides = (
+        [(configs[0], ()), (configs[0], tuple(overlay))] if overlay else [(c, ()) for c in configs]
+    )
     try:
         plans = [
             make_plan(
@@ -279,12 +305,17 @@ def _play(
                 players or ["random,random"],
                 10_000 if games is None else games,
                 0 if seed is None else seed,
+                overlay=items,
             )
-            for name in configs
+            for name, items in sides
         ]
+    except UsageError as exc:
+        _usage(str(exc))
     except PlanError as exc:
         _fail(str(exc))
-    folders = [out / f"{side}-{Path(name).stem}" for side, name in zip("ab", configs, strict=True)]
+    folders = [
+        out / f"{side}-{plan.configs[0].name}" for side, plan in zip("ab", plans, strict=True)
+    ]
     for plan, folder in zip(plans, folders, strict=True):
         for warning in plan.configs[0].warnings:
             typer.echo(f"warning: {warning}", err=True)

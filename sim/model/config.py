@@ -44,6 +44,7 @@ class Config:
     rules: RuleOptions
     deck: tuple[tuple[int, int], ...]  # (kind, axis) per card, one player's deck
     warnings: tuple[str, ...] = field(default=())
+    overlay: tuple[str, ...] = field(default=())  # the --set items it was derived with
 
     def kinds(self) -> np.ndarray:
         return np.array([k for k, _ in self.deck], dtype=np.uint8)
@@ -118,7 +119,7 @@ def load(name: str) -> Config:
     """Load, resolve 'extends' and validate a configuration."""
     path = find(name)
     table = _resolve(path, ())
-    return _validate(path, table)
+    return from_table(path, table)
 
 
 def read_toml(path: Path, error: type[ValueError]) -> dict:
@@ -191,28 +192,30 @@ def _content(table: dict) -> tuple:
     return tuple(table.get(key) or {} for key in ("rules", "deck", "deck_extra"))
 
 
-def _validate(path: Path, table: dict) -> Config:
+def from_table(path: Path, table: dict, label: str | None = None) -> Config:
+    """The checked Config of a resolved table; messages start with label (default: path)."""
+    where = label or str(path)
     rules_table = table.get("rules", {})
     if not isinstance(rules_table, dict):
-        raise ConfigError(f"{path}: rules: expected a table")
+        raise ConfigError(f"{where}: rules: expected a table")
     try:
         rules = RuleOptions.from_mapping(rules_table, "rules")
     except (RuleError, TypeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
-    deck = _deck(path, "deck", table.get("deck", [])) + _deck(
-        path, "deck_extra", table.get("deck_extra", [])
+        raise ConfigError(f"{where}: {exc}") from exc
+    deck = _deck(where, "deck", table.get("deck", [])) + _deck(
+        where, "deck_extra", table.get("deck_extra", [])
     )
     if "deck_second" in table:
-        second = _deck(path, "deck_second", table["deck_second"])
+        second = _deck(where, "deck_second", table["deck_second"])
         if sorted(second) != sorted(deck):
             raise ConfigError(
-                f"{path}: deck_second: the two players' decks differ; both must be identical"
+                f"{where}: deck_second: the two players' decks differ; both must be identical"
             )
-    _check_deck(path, deck)
+    _check_deck(where, deck)
     warnings = []
     kinds = {k for k, _ in deck}
     if PASTE in kinds and CUT not in kinds:
-        warnings.append(f"{path}: deck has PASTE but no CUT; PASTE will never find a card")
+        warnings.append(f"{where}: deck has PASTE but no CUT; PASTE will never find a card")
     return Config(
         name=path.stem,
         path=path,
@@ -232,7 +235,7 @@ def describe(deck: list, rules: RuleOptions) -> str:
     )
 
 
-def _deck(path: Path, where: str, entries) -> list[tuple[int, int]]:
+def _deck(path: Path | str, where: str, entries) -> list[tuple[int, int]]:
     if not isinstance(entries, list):
         raise ConfigError(f"{path}: {where}: expected an array of tables ([[{where}]])")
     cards = []
@@ -273,7 +276,7 @@ def _axis(at: str, kind: int, letter) -> int:
     return axis
 
 
-def _check_deck(path: Path, deck: list[tuple[int, int]]) -> None:
+def _check_deck(path: Path | str, deck: list[tuple[int, int]]) -> None:
     if not any(kind == BLANK for kind, _ in deck):
         raise ConfigError(f"{path}: deck: no BLANK card to set aside as the start card")
     if len(deck) < MIN_DECK:

@@ -80,7 +80,8 @@ class Context:
             return self.command + timeout
         swap = " --swapped" if self.swapped else ""
         players = shlex.quote(self.players) if "'" in self.players else f"'{self.players}'"
-        config = shlex.quote(self.config)
+        derived = " --set " in self.config  # config_ref quoted it already
+        config = self.config if derived else shlex.quote(self.config)
         return f"sim show --config {config} --seed {self.seed} --players {players}{swap}{timeout}"
 
 
@@ -110,7 +111,7 @@ def drive(s, strategies, context: Context, records: bool = True) -> Iterator[Tur
             calls.seat_turn(policy)(arr)
         else:
             python_turn(arr, int(digit), strategies[digit], scratch, context)
-        error = calls.turn_fields(arr)[3]
+        error = calls.tracked(arr)  # the game arc after the turn (game.track)
         if error != OK:
             raise EngineError(
                 f"game seed {context.seed}: the engine hit a fixed limit (error {error})"
@@ -280,9 +281,13 @@ def play_games(config, a, b, seeds, swapped, cpu_level: int, out, cards) -> None
 
 
 def config_ref(config) -> str:
-    """How to name the config on a command line: its name if that finds it, else its path."""
+    """How to name the config on a command line: its name if that finds it, else its path;
+    a derived config as its base's, quoted, followed by its --set items."""
     from sim.model.config import ConfigError, find
 
+    if config.overlay:
+        sets = " ".join(f"--set {shlex.quote(item)}" for item in config.overlay)
+        return f"{shlex.quote(str(config.path))} {sets}"
     try:
         return (
             config.name

@@ -345,8 +345,13 @@ def read_matchup(label: str) -> Matchup:
 
 
 def _read_player(text: str) -> Player:
+    """A stored seat label as a player; a label that is no spec (a hand-made table's) stays
+    whole as the name, so reading a run never fails on its labels."""
     match = _SPEC.match(text)
     if not match:
-        raise PlayerError(f"strategy spec {text!r} is not name or name(key=value, ...)")
+        return Player(text.strip())
     items = [a.strip() for a in split_top_level(match.group(2) or "") if a.strip()]
-    return Player(match.group(1), dict(_key_value(match.group(1), item) for item in items))
+    try:
+        return Player(match.group(1), dict(_key_value(match.group(1), item) for item in items))
+    except PlayerError:
+        return Player(text.strip())

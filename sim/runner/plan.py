@@ -9,7 +9,8 @@ from functools import cached_property
 from pathlib import Path
 
 from sim.model.config import Config, ConfigError, read_toml
-from sim.model.config import load as load_config
+from sim.model.overlay import OverlayError, derive
+from sim.model.overlay import load as load_config
 from sim.model.rules import RULES_VERSION
 from sim.players.specs import Matchup, PlayerError, parse_matchup
 from sim.runner.provenance import source_hash, strategy_version
@@ -148,9 +149,11 @@ def make_plan(
     swap: bool = True,
     chunk_size: int | None = None,
     per_game_cards: bool = False,
+    overlay: tuple[str, ...] = (),
 ) -> RunPlan:
     """Validate names and numbers into a plan; every problem is one PlanError (UsageError
-    for an option's value). chunk_size None: the default for the strategies (default_chunk)."""
+    for an option's value). chunk_size None: the default for the strategies (default_chunk).
+    overlay: --set items, applied to every config (sim.model.overlay)."""
     if not configs:
         raise UsageError("no config given (--config NAME, repeatable)")
     if not players:
@@ -160,7 +163,7 @@ def make_plan(
         matchups = _matchups(players)
     except PlayerError as exc:
         raise UsageError(str(exc)) from exc
-    loaded = _configs(configs)
+    loaded = _configs(configs, overlay)
     chunk_size = default_chunk(matchups) if chunk_size is None else chunk_size
     if swap and games % 2 and any(m.second.name != "cpu" for m in matchups):
         raise UsageError(
@@ -201,16 +204,18 @@ def _matchups(players: list[str]) -> tuple[Matchup, ...]:
     return matchups
 
 
-def _configs(names: list[str]) -> tuple[Config, ...]:
-    """Each config file once, under a name no other file of the run has: the tables key
-    a config by name, so two files of one name would merge into one cell."""
+def _configs(names: list[str], overlay: tuple[str, ...] = ()) -> tuple[Config, ...]:
+    """Each config file once (derived with the --set items), under a name no other file of
+    the run has: the tables key a config by name, so two of one name would merge."""
     try:
-        loaded = tuple(load_config(name) for name in names)
+        loaded = tuple(derive(load_config(name), overlay) for name in names)
+    except OverlayError as exc:
+        raise UsageError(str(exc)) from None
     except ConfigError as exc:
         raise PlanError(str(exc)) from exc
     for i, config in enumerate(loaded):
         for j, other in enumerate(loaded[:i]):
-            if config.path.resolve() == other.path.resolve():
+            if (config.path.resolve(), config.overlay) == (other.path.resolve(), other.overlay):
                 raise UsageError(
                     f"--config {names[j]!r} and --config {names[i]!r} are the same file "
                     f"({config.path}); give it once"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.model.config import Config
 from sim.model.documents import parse_json
 from sim.runner.plan import RunPlan
 from sim.runner.provenance import sim_version
@@ -341,10 +342,7 @@ def _new_manifest(plan: RunPlan) -> dict:
         "sim_version": sim_version(),
         "python": platform.python_version(),
         "libraries": library_versions(),
-        "configs": {
-            c.name: {"hash": c.hash, "path": str(c.path), "content": c.to_dict()}
-            for c in plan.configs
-        },
+        "configs": {c.name: _config_record(c) for c in plan.configs},
         "strategies": sorted({s for m in plan.matchups for s in m.specs}),
         "strategy_versions": plan.strategy_versions,
         "master_seed": plan.seed,
@@ -363,6 +361,15 @@ def _new_manifest(plan: RunPlan) -> dict:
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "checksums": layout.DIGEST,
     }
+
+
+def _config_record(config: Config) -> dict:
+    """What a manifest keeps of a config: its hash, file and content, and for a derived one
+    the --set items, so a replay derives it again (reports.replay)."""
+    record = {"hash": config.hash, "path": str(config.path), "content": config.to_dict()}
+    if config.overlay:
+        record["overlay"] = list(config.overlay)
+    return record
 
 
 LIBRARIES = ("numpy", "numba", "polars", "pyarrow", "scipy", "zstandard")  # zstd: part pages

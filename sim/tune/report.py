@@ -11,15 +11,15 @@ records) and the space file tune.json names; it plays nothing.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 
 import polars as pl
+from markupsafe import Markup
 
-from reports.html import CSS, FIRST_COLOUR, SECOND_COLOUR, ReportError
+from reports.html import FIRST_COLOUR, SECOND_COLOUR, ReportError
 from reports.plots import _pyplot, _svg  # the run report's figure style and SVG inlining
+from reports.render import render
 from sim.model.documents import parse_json
 from sim.tune.confirm import START, Confirmation
 from sim.tune.space import Space, SpaceError, Target
@@ -148,30 +148,19 @@ def _confirmations(
 
 
 def build_page(t: Tuning) -> str:
-    """The whole page."""
-    title = f"One Zero One: tuning study {t.space.path.name}"
-    sections = [_overview(t), _front_section(t), _confirm_section(t)]
-    sections += [_target_section(t, target) for target in t.space.targets]
-    return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
-        f"<h1>{escape(title)}</h1>{''.join(sections)}"
-        f"<footer>Written {escape(time.strftime('%Y-%m-%d %H:%M'))} by sim report from "
-        f"{escape(str(t.folder))}.</footer></body></html>\n"
-    )
-
-
-def _overview(t: Tuning) -> str:
+    """The whole page (sim/tune/templates/tune.html.j2)."""
     s = t.space
-    varied = ", ".join(_param_text(p) for p in s.params)
-    targets = "".join(f"<li>{escape(_target_text(g))}</li>" for g in s.targets)
-    notes = "".join(f"<li class='warn'>{escape(n)}</li>" for n in t.notes)
-    return (
-        f"<p>{escape(s.description)}</p><p class='sample'>Start config {escape(s.start.name)}; "
-        f"match-ups {escape(', '.join(s.matchups))}; seed {t.seed}; {t.trials.height} points "
-        f"measured, {s.search['pairs']:,} pairs a trial's first rung. Varied: "
-        f"{escape(varied)}.</p><p>Targets (95% intervals; met: the whole interval inside, "
-        f"missed: wholly outside, open: neither):</p><ul>{targets}</ul><ul>{notes}</ul>"
+    return render(
+        "tune.html.j2",
+        package="sim.tune",
+        title=f"One Zero One: tuning study {s.path.name}",
+        folder=str(t.folder),
+        t=t,
+        varied=", ".join(_param_text(p) for p in s.params),
+        targets=[_target_text(g) for g in s.targets],
+        front=_front_rows(t),
+        confirmations=_confirm_rows(t),
+        sections=[_target_section(t, target) for target in s.targets],
     )
 
 
@@ -202,55 +191,35 @@ def _confirmed(row: dict, t: Tuning) -> str:
     return "no (not replayed)"
 
 
-def _front_section(t: Tuning) -> str:
-    s = t.space
-    head = "".join(f"<th>{escape(p.name)}</th>" for p in s.params)
-    head += "".join(f"<th>{escape(g.text())}</th>" for g in s.targets)
-    rows = []
+def _front_rows(t: Tuning) -> list[dict]:
+    """The front's rows: label, parameters, each target's cell, targets met, pairs, and
+    whether a replay on fresh seeds confirmed it."""
+    s, rows = t.space, []
     for row in t.front.sort("trial").iter_rows(named=True):
         met = sum(row[f"{g.name}:search"] == "met" for g in s.targets)
-        cells = [f"<td class='l'>{escape(_label(row))}</td>"]
-        cells += [f"<td>{escape(str(row[p.name]))}</td>" for p in s.params]
-        cells += [f"<td>{escape(_cell(row, g))}</td>" for g in s.targets]
-        cells += [f"<td>{met} of {len(s.targets)}</td>", f"<td>{row['pairs']:,}</td>"]
-        cells.append(f"<td class='l'>{escape(_confirmed(row, t))}</td>")
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    return (
-        f"<section><h2>Pareto front ({t.front.height} trial(s))</h2><p class='note'>Among the "
-        "trials meeting every constraint by the estimate, those no other trial beats on every "
-        "objective; verdicts here are the search's, on the trial's own pairs.</p>"
-        f"<table><tr><th class='l'>trial</th>{head}<th>targets met</th><th>pairs</th>"
-        f"<th class='l'>confirmed on fresh seeds</th></tr>{''.join(rows)}</table></section>"
-    )
-
-
-def _confirm_section(t: Tuning) -> str:
-    s = t.space
-    if not t.confirmations:
-        return (
-            "<section><h2>Confirmation on fresh seeds</h2><p>No trial's estimates met every "
-            "target, so nothing was replayed on fresh seeds; no config is reported as meeting "
-            "the targets.</p></section>"
+        rows.append(
+            {"label": _label(row), "params": [row[p.name] for p in s.params]}
+            | {"cells": [_cell(row, g) for g in s.targets], "met": met}
+            | {"pairs": row["pairs"], "confirmed": _confirmed(row, t)}
         )
+    return rows
+
+
+def _confirm_rows(t: Tuning) -> list[dict]:
+    """The confirmations, candidates first and the start config last: label, pairs, each
+    target's value, interval and verdict, and whether all were met."""
     order = sorted((n for n in t.confirmations if n != START), key=str)
     order += [START] if START in t.confirmations else []
     rows = []
     for name in order:
         c = t.confirmations[name]
-        label = f"{s.start.name} (start)" if name == START else name
-        cells = [f"<td class='l'>{escape(label)}</td>", f"<td>{c.pairs:,}</td>"]
-        for g in s.targets:
+        cells = []
+        for g in t.space.targets:
             v = c.values[g.name]
-            cells.append(f"<td>{v[0]:.1f} [{v[1]:.1f}, {v[2]:.1f}] {c.verdicts[g.name]}</td>")
-        cells.append(f"<td>{'yes' if c.confirmed else 'no'}</td>")
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    head = "".join(f"<th>{escape(g.text())}</th>" for g in s.targets)
-    return (
-        "<section><h2>Confirmation on fresh seeds, beside the start config</h2>"
-        "<p class='note'>Only a config meeting every target here is a candidate "
-        "(candidates/tNNNN.toml).</p><table><tr><th class='l'>config</th><th>pairs</th>"
-        f"{head}<th>all targets met</th></tr>{''.join(rows)}</table></section>"
-    )
+            cells.append(f"{v[0]:.1f} [{v[1]:.1f}, {v[2]:.1f}] {c.verdicts[g.name]}")
+        label = f"{t.space.start.name} (start)" if name == START else name
+        rows.append({"label": label, "pairs": c.pairs, "cells": cells, "met": c.confirmed})
+    return rows
 
 
 def _start_row(t: Tuning) -> dict | None:
@@ -258,10 +227,11 @@ def _start_row(t: Tuning) -> dict | None:
     return start.row(0, named=True) if start.height else None
 
 
-def _target_section(t: Tuning, target: Target) -> str:
+def _target_section(t: Tuning, target: Target) -> dict:
+    """A target's heading, what the start config measured, and its figure."""
     start = _start_row(t)
     if start is not None:
-        said = f"The start config (trial t{start['trial']:04d}): {escape(_cell(start, target))}."
+        said = f"The start config (trial t{start['trial']:04d}): {_cell(start, target)}."
     else:
         said = "The start config lies outside the space, so the search did not measure it."
     c = t.confirmations.get(START)
@@ -269,16 +239,12 @@ def _target_section(t: Tuning, target: Target) -> str:
         v = c.values[target.name]
         said += (
             f" On the confirmation seed ({c.pairs:,} pairs): {v[0]:.1f} [{v[1]:.1f}, "
-            f"{v[2]:.1f}] {escape(c.verdicts[target.name])}."
+            f"{v[2]:.1f}] {c.verdicts[target.name]}."
         )
-    return (
-        f"<section><h2>{escape(target.text())}</h2><p class='sample'>{t.trials.height} "
-        f"measured points, 95% intervals over each trial's pairs. {said}</p>"
-        f"{target_figure(t, target)}</section>"
-    )
+    return {"title": target.text(), "said": said, "figure": target_figure(t, target)}
 
 
-def target_figure(t: Tuning, target: Target) -> str:
+def target_figure(t: Tuning, target: Target) -> Markup:
     """One figure per target: a panel per varied parameter, the metric of every measured
     trial against it (front trials coloured, the start config a diamond), the target shaded."""
     plt = _pyplot()

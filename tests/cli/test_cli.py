@@ -233,7 +233,8 @@ def test_show_unknown_strategy_lists_available_ones():
     result = run("show", "--players", "random,nope")
     line = assert_clean_failure(result)
     assert "nope" in line
-    assert "available: canonical-random, cpu, greedy, heuristic, high-lines, ismcts, mc" in line
+    expected = "canonical-random, controller, cpu, greedy, heuristic, high-lines, ismcts, mc"
+    assert f"available: {expected}, random, rusher, saboteur," in line
     assert "ended:" not in result.output
 
 

@@ -181,7 +181,7 @@ def started(args: list[str], tmp_path: Path) -> subprocess.Popen:
     )
 
 
-def test_a_real_ctrl_c_stops_a_run_of_a_python_strategy_cleanly(tmp_path):
+def test_a_real_ctrl_c_stops_a_run_of_a_python_strategy_cleanly(tmp_path, warm_random_run):
     out = tmp_path / "run"
     args = run_args(spec("Slow") + "(seconds=0.05)", out, "--chunk-size", "2")
     args[args.index("--games") + 1] = "40"

@@ -37,9 +37,9 @@ def test_two_runs_give_one_comparison_page(runs, tmp_path):
     assert "balanced: ±1 pts" in page  # the margin band's legend
 
 
-def test_three_runs_or_a_bad_margin_are_usage_errors(runs, tmp_path):
+def test_a_run_twice_or_a_bad_margin_are_usage_errors(runs, tmp_path):
     three = cli("report", str(runs[0]), str(runs[1]), str(runs[0]), "--out", str(tmp_path / "x"))
-    assert three.exit_code == 2 and "give one run folder, or two" in three.output
+    assert three.exit_code == 2 and "a run folder is given twice" in three.output
     margin = cli("report", str(runs[0]), "--margin", "0", "--out", str(tmp_path / "y"))
     assert margin.exit_code == 2 and "--margin" in margin.output
 

@@ -387,7 +387,7 @@ def test_a_run_that_stores_its_seeds_pairs_with_one_that_derives_them(
 ):
     """An older sim's folder, its seeds in its parts: paired with a new run when the stored
     seeds are the derived ones, game by game."""
-    from test_seeds import store_seeds
+    from run_folders import store_seeds
 
     old = tmp_path / "old"
     shutil.copytree(runs["same1"], old)

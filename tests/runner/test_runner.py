@@ -256,7 +256,9 @@ def test_a_chunk_that_keeps_killing_workers_fails_clearly(tmp_path):
         run_local(_tasks(plan, tmp_path), 1, lambda d: None, play=always_kill)
 
 
-def test_interrupting_a_run_keeps_finished_chunks_and_the_same_command_continues(tmp_path):
+def test_interrupting_a_run_keeps_finished_chunks_and_the_same_command_continues(
+    tmp_path, warm_random_run
+):
     out = tmp_path / "run"
     command = [
         sys.executable, "-m", "sim", "run", "--config", "base", "--players", "random,random",

@@ -34,7 +34,7 @@ def wait_for(condition, seconds: float = 120) -> None:
 
 
 @pytest.fixture
-def live_run(tmp_path):
+def live_run(tmp_path, warm_random_run):
     """A real run in its own process, once it holds the lock and has recorded a chunk."""
     out = tmp_path / "run"
     proc = subprocess.Popen(command(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE)

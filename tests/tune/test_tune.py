@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,6 +27,7 @@ from sim.model.config import load as load_config
 from sim.runner.run import RunOptions
 from sim.tune import candidate, metrics, objective, space, study, table
 from sim.tune.metrics import Value
+from sim.tune.report import build_page, load_tuning
 from sim.tune.space import Target
 
 # Only BLANK cards and a RUN line that cannot fill (60 slots, at most 24 cards a player):
@@ -366,6 +368,25 @@ def test_report_renders_a_tuning_folder(reference: Path, tmp_path: Path) -> None
     assert "aria-label='draw[random,random] against the parameters'" in page
     assert "cards.BLANK" in page and "rules.lines" in page  # every varied parameter's panel
     assert not re.search(r"\b(src|href)\s*=\s*['\"](?!#)", page)  # self-contained
+
+
+def test_report_of_a_tuning_folder_escapes_its_text(reference: Path) -> None:
+    """The space's description, the start config's name, the match-ups, a note and the
+    folder are text from the user: the page (an autoescaped template) shows them as text."""
+    evil = "<script>alert(1)</script>&\"'"
+    t = load_tuning(reference)
+    s = t.space
+    s = replace(s, description=evil, start=replace(s.start, name=evil), matchups=(evil,))
+    t = replace(t, space=s, notes=(evil,), folder=Path("a<b>&\"'"))
+    page = build_page(t)
+    assert "<script>" not in page and evil not in page and "a<b>" not in page
+    text = []
+    tags = Tags()
+    tags.handle_data = text.append
+    tags.feed(page)
+    assert not tags.errors and not tags.open, (tags.errors, tags.open)
+    assert "".join(text).count(evil) >= 5  # description, start, match-ups, note, start row
+    assert "from a<b>&\"'." in "".join(text)  # the footer's folder
 
 
 def test_report_of_a_tuning_folder_as_json(reference: Path, tmp_path: Path) -> None:

@@ -1,0 +1,311 @@
+"""`sim league` and `sim skill`: a pool's round robin with ratings and a dominance verdict,
+and a config's balance at every skill level. Both play through the runner (so they resume
+and can use Dask) into a run folder, or read one a `sim run` wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import (
+    Backend,
+    Csv,
+    DecisionTimeout,
+    Json,
+    Margin,
+    Overwrite,
+    Quiet,
+    Scheduler,
+    Seed,
+    Workers,
+    check_backend,
+    checked_seed,
+    fail,
+    one_format,
+    usage,
+)
+
+Run = Annotated[
+    Path | None, typer.Argument(help="A run folder holding the cells, instead of playing")
+]
+Configs = Annotated[
+    list[str] | None,
+    typer.Option("--config", metavar="NAME", help="Config (repeatable) \\[default: base]"),
+]
+Pairs = Annotated[
+    int, typer.Option(help="Seat-swapped pairs (two games on one deal) per cell", min=1)
+]
+Out = Annotated[Path | None, typer.Option(help="Run folder \\[default: runs/COMMAND-RUNID]")]
+
+
+def league(
+    run: Run = None,
+    config: Configs = None,
+    players: Annotated[
+        str | None, typer.Option(metavar="A,B,C", help="The pool, two or more strategies")
+    ] = None,
+    pairs: Pairs = 1000,
+    seed: Seed = 0,
+    out: Out = None,
+    workers: Workers = None,
+    backend: Backend = "local",
+    scheduler: Scheduler = None,
+    overwrite: Overwrite = False,
+    quiet: Quiet = False,
+    decision_timeout: DecisionTimeout = 10.0,
+    as_json: Json = False,
+    csv: Csv = False,
+) -> None:
+    """A round robin on seat-swapped pairs: crosstable, Elo, and dominance or a cycle.
+
+    Elo comes from one batch fit with a first-seat term, the first player anchored at 0.
+    The verdict comes from the Nash equilibrium of the pair scores.
+    Rerun the same command to continue an interrupted league.
+    """
+    from reports import league as lg
+
+    one_format(as_json=as_json, csv=csv)
+    if run is None:
+        pool = _pool(players, "--players")
+        matchups = [f"{a},{b}" for i, a in enumerate(pool) for b in pool[i + 1 :]]
+        options = _options(workers, backend, scheduler, overwrite)
+        folder = _play(
+            "league", config, matchups, pairs, seed, out, options, quiet, decision_timeout
+        )
+    else:
+        _only_run(players, config, out)
+        folder, pool = _open(run), None
+    tables = _tables(folder)
+    results = []
+    for name, cells in _configs(folder, tables).items():
+        names = pool or _players_of(cells)
+        if len(names) < 2:
+            fail(f"{folder.path}: config {name} holds fewer than two strategies")
+        try:
+            results.append(lg.league(name, names, cells))
+        except ValueError as exc:
+            fail(f"{folder.path}: {exc}")
+    if as_json or csv:
+        _echo("league", [lg.to_json(g) for g in results], "ratings" if csv else None)
+        return
+    from reports import present
+
+    console = present.console()
+    for g in results:
+        console.print(lg.crosstable(g))
+        if g.fit is not None:
+            console.print(lg.rating_table(g))
+        _say(lg.lines(g))
+
+
+def skill(
+    run: Run = None,
+    config: Configs = None,
+    players: Annotated[
+        str | None,
+        typer.Option(
+            metavar="A,B,C",
+            help="The ladder, weakest first \\[default: the built-in players random, greedy, "
+            "heuristic, mc, ismcts]",
+        ),
+    ] = None,
+    pairs: Pairs = 1000,
+    seed: Seed = 0,
+    out: Out = None,
+    margin: Margin = 1.0,
+    workers: Workers = None,
+    backend: Backend = "local",
+    scheduler: Scheduler = None,
+    overwrite: Overwrite = False,
+    quiet: Quiet = False,
+    decision_timeout: DecisionTimeout = 10.0,
+    as_json: Json = False,
+    csv: Csv = False,
+) -> None:
+    """Balance at every skill level: the first seat's advantage from weakest to strongest.
+
+    Per level: self-play's first-seat advantage, with the board's verdict within --margin.
+    Per rung (a level against the one below it): the stronger's score.
+    Then Elo per level, the Elo span, the rungs that hold and the luck share.
+    Rerun the same command to continue an interrupted profile.
+    """
+    from reports import skill as sk
+    from sim.cli.runs import checked_margin
+
+    checked_margin(margin)
+    one_format(as_json=as_json, csv=csv)
+    if run is None:
+        ladder = _pool(players or ",".join(sk.LADDER), "--players")
+        options = _options(workers, backend, scheduler, overwrite)
+        cells = sk.ladder_cells(ladder)
+        folder = _play("skill", config, cells, pairs, seed, out, options, quiet, decision_timeout)
+    else:
+        _only_run(players, config, out)
+        folder, ladder = _open(run), None
+    tables = _tables(folder)
+    results = []
+    for name, cells in _configs(folder, tables).items():
+        levels = ladder or sk.ladder_of(list(cells))
+        if not levels:
+            fail(f"{folder.path}: config {name} holds no self-play cell (A,A)")
+        try:
+            results.append(sk.profile(name, levels, cells, margin))
+        except ValueError as exc:
+            fail(f"{folder.path}: {exc}")
+    if as_json or csv:
+        _echo("skill", [sk.to_json(p) for p in results], "levels" if csv else None)
+        return
+    from reports import present
+
+    console = present.console()
+    for p in results:
+        console.print(sk.level_table(p, margin))
+        _say(sk.lines(p))
+
+
+# --- shared ----------------------------------------------------------------------------------
+
+
+def _pool(players: str | None, option: str) -> list[str]:
+    """Two or more different strategies from 'a,b,c', each as the run stores it."""
+    from sim.players.specs import PlayerError, parse_player, split_top_level
+
+    if not players:
+        usage(f"{option} A,B,...: name two or more strategies (sim strategies list)")
+    try:
+        pool = [parse_player(p.strip()).text for p in split_top_level(players)]
+    except PlayerError as exc:
+        usage(str(exc))
+    for p in pool:
+        if p.startswith("cpu"):
+            usage(f"{option}: {p} plays the second seat only; it cannot swap seats")
+    if len(set(pool)) != len(pool):
+        twice = next(p for p in pool if pool.count(p) > 1)
+        usage(f"{option}: {twice} is given twice")
+    if len(pool) < 2:
+        usage(f"{option} {players}: name two or more strategies")
+    return pool
+
+
+def _only_run(players, config, out) -> None:
+    """RUN reads what a run holds: options that say what to play do not apply."""
+    given = [o for o, v in (("--players", players), ("--config", config), ("--out", out)) if v]
+    if given:
+        usage(f"{', '.join(given)}: RUN reads the run's own cells; give one or the other")
+
+
+def _options(workers, backend: str, scheduler, overwrite: bool):
+    """How the runner plays (never what): checked as `sim run` checks it."""
+    from sim.runner.run import RunOptions
+
+    check_backend(backend, scheduler)
+    return RunOptions(workers, backend, scheduler, overwrite)
+
+
+def _play(command, config, matchups, pairs, seed, out, options, quiet, decision_timeout):
+    """Plan the cells (pairs seat-swapped pairs each, common seeds), say what it will cost,
+    play them through the runner and open the folder."""
+    from sim.cli.play import play_plan
+    from sim.runner.plan import PlanError, UsageError, make_plan
+
+    checked_seed(seed)
+    try:
+        plan = make_plan(configs=config or ["base"], players=matchups, games=2 * pairs, seed=seed)
+    except UsageError as exc:
+        usage(str(exc))
+    except PlanError as exc:
+        fail(str(exc))
+    folder = out or Path("runs") / f"{command}-{plan.run_id}"
+    if not quiet:
+        typer.echo(_cost(plan, folder, options, decision_timeout), err=True)
+    play_plan(plan, folder, options, quiet, decision_timeout)
+    return _open(folder)
+
+
+def _cost(plan, folder: Path, options, decision_timeout: float) -> str:
+    """How many games, and an estimate of the time from each match-up's measured speed."""
+    from sim.cli.estimate import estimate
+    from sim.play.stepped import EngineError, StrategyError
+    from sim.players.specs import PlayerError
+
+    cells = len(plan.configs) * len(plan.matchups)
+    head = f"playing {plan.total_games:,} games ({cells} cells of {plan.games // 2:,} pairs)"
+    try:
+        seconds, speed = estimate(plan, options.workers, decision_timeout)
+    except (PlayerError, StrategyError, EngineError) as exc:  # the run will say it again
+        return f"{head} into {folder}; no estimate ({exc})"
+    return (
+        f"{head} into {folder}: an estimated {_duration(seconds)} of play, start-up and "
+        f"writing on top (measured just now: {speed})"
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+def _open(path: Path):
+    from sim.store.folder import RunFolderError, open_run
+
+    try:
+        return open_run(path)
+    except RunFolderError as exc:
+        fail(str(exc))
+
+
+def _tables(folder):
+    from reports.league import pair_tables
+    from sim.store.folder import RunFolderError
+
+    for warning in folder.warnings():
+        typer.echo(f"warning: {warning}", err=True)
+    try:
+        return pair_tables(folder)
+    except RunFolderError as exc:
+        fail(str(exc))
+
+
+def _configs(folder, tables: dict) -> dict[str, dict]:
+    """Each config's pair tables by match-up, in the order the run holds them."""
+    out: dict[str, dict] = {}
+    for config, matchup in folder.cells:
+        if (config, matchup) in tables:
+            out.setdefault(config, {})[matchup] = tables[(config, matchup)]
+    return out
+
+
+def _players_of(cells: dict) -> list[str]:
+    """The strategies of a config's cells, in the order first seen."""
+    from reports.league import cell_players
+
+    return list(dict.fromkeys(p for m in cells for p in cell_players(m)))
+
+
+def _say(lines: list[str]) -> None:
+    """Lines of prose, wrapped to the terminal, a continuation indented."""
+    import textwrap
+
+    from reports.present import width
+
+    for line in lines:
+        typer.echo(textwrap.fill(line, width(), subsequent_indent="  ", break_long_words=False))
+
+
+def _echo(command: str, configs: list[dict], table: str | None) -> None:
+    """The command's JSON document, or with table (--csv) that table's rows of every
+    config as CSV."""
+    if table is not None:
+        from reports.csv_out import to_csv
+
+        rows = [{"config": c["config"], **row} for c in configs for row in c[table]]
+        typer.echo(to_csv(rows), nl=False)
+        return
+    import json
+
+    from reports.shapes import head
+
+    typer.echo(json.dumps({**head(command), "configs": configs}, indent=2))
