@@ -139,14 +139,22 @@ def _axis(card: Card) -> int:
 
 
 def card_at(s, cid: int, in_display: bool) -> Card:
-    """The notation view of one card."""
-    return Card(
-        face=int(s.face[cid]),
-        kind=int(s.kind[cid]),
-        axis=int(s.axis[cid]),
-        direction=int(s.dirn[cid]) if in_display else 0,
-        saved=bool(s.saved[cid]) if in_display else False,
+    """The notation view of one card (one shared Card per value: Cards are immutable, and
+    building one is most of the cost of an observation's cards)."""
+    key = (
+        int(s.face[cid]),
+        int(s.kind[cid]),
+        int(s.axis[cid]),
+        int(s.dirn[cid]) if in_display else 0,
+        bool(s.saved[cid]) if in_display else False,
     )
+    card = _CARDS.get(key)
+    if card is None:
+        card = _CARDS[key] = Card(*key)
+    return card
+
+
+_CARDS: dict[tuple[int, int, int, int, bool], Card] = {}  # at most faces*kinds*axes*dirs*2
 
 
 _VIEW_FIELDS = [
@@ -171,6 +179,7 @@ _VIEW_FIELDS = [
     "forced_line",
     "forced_col",
     "turns",
+    "visibility",
 ]
 
 
@@ -179,9 +188,25 @@ class Plain:
     element by element from Python is slow, and observations read hundreds of elements."""
 
     def __init__(self, s) -> None:
+        read = s.__getitem__ if isinstance(s, np.void) else s.__getattribute__
+        cols = used_columns(read)
         for name in _VIEW_FIELDS:
-            value = s[name] if isinstance(s, np.void) else getattr(s, name)
+            value = read(name)
+            if name in _DISPLAY_FIELDS:
+                value = value[:, :cols]
             setattr(self, name, value.tolist() if hasattr(value, "tolist") else value)
+
+
+_DISPLAY_FIELDS = ("grid", "mark")
+
+
+def used_columns(read) -> int:
+    """How many display columns can hold a card or a mark (read: a state's field by name):
+    all of them unless the state is tidy, else its span (every column from there on stays
+    empty, see engine/clone.py), or a line's width if wider."""
+    if not read("tidy"):
+        return MAX_COLS
+    return max(int(read("span")), *read("width").tolist())
 
 
 def display_rows(s) -> list[list[Slot]]:
@@ -189,7 +214,7 @@ def display_rows(s) -> list[list[Slot]]:
     rows: list[list[Slot]] = []
     for line in range(int(s.lines)):
         grid, mark = s.grid[line], s.mark[line]
-        marks = [c for c in range(MAX_COLS) if mark[c]]
+        marks = [c for c in range(len(mark)) if mark[c]]
         width = max([int(s.width[line])] + [c + 1 for c in marks])
         row: list[Slot] = []
         for col in range(width):

@@ -14,10 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.engine.board import can_enter
-from sim.engine.cpu import cpu_turn
-from sim.engine.decide import ASK_CUT, ASK_DIR, ASK_HAND, gosub_line_ok, n_dirs, nth_dir
-from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, record, setup, track
+from sim.engine.decide import ASK_CUT, ASK_DIR, ASK_HAND
+from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, record, setup
 from sim.engine.paths import DecisionPending
 from sim.engine.score import scores
 from sim.engine.state import (
@@ -27,19 +25,16 @@ from sim.engine.state import (
     MAX_LINES,
     OK,
     ONGOING,
-    POLICY_PATH,
     STATE_DTYPE,
     VISIBILITIES,
 )
-from sim.engine.turn import begin_turn, finish_turn, put_card
-from sim.engine.turn import legal_plays as engine_plays
 from sim.model.notation import Card
 from sim.model.position import Plain, card_at, hand_cards
+from sim.play import calls
 from sim.players import guard
 from sim.players import interface as api
 from sim.players.observation import Observation, observe
 from sim.players.specs import Matchup, PlayerError
-from strategies.seats import turn_for
 
 OUTCOMES = ("points", "tiebreak", "draw")  # engine/game.py OUTCOME_* order
 
@@ -96,29 +91,32 @@ def fresh_state():
 
 
 def drive(s, strategies, context: Context, records: bool = True) -> Iterator[Turn | None]:
-    """Play the game in s to its end, yielding each turn (None for each unless records);
-    strategies[digit] is a Python strategy, or None where the seat's compiled policy (or the
-    CPU card) plays."""
-    scratch = fresh_state()
-    while s.ended == ONGOING:
-        digit = int(s.mover)
+    """Play the game in s (a state record or its one-record array) to its end, yielding
+    each turn (None for each unless records); strategies[digit] is a Python strategy, or
+    None where the seat's compiled policy (or the CPU card) plays."""
+    arr = calls.array_of(s)
+    s = arr.view(np.recarray)[0] if records else s
+    scratch = calls.array_of(fresh_state())
+    while True:
+        ended, digit, cpu, _, policy = calls.turn_fields(arr)
+        if ended != ONGOING:
+            return
         if records:
-            plain = Plain(s)
+            plain = Plain(arr[0])
             hand_ids = plain.hand[digit][: plain.hand_len[digit]]
             hand = hand_cards(plain, digit)
-        if digit == s.cpu:
-            cpu_turn(s)
+        if digit == cpu:
+            calls.cpu(arr)
         elif strategies[digit] is None:
-            s.last[0] = -1
-            turn_for(s.policy[digit])(s)
+            calls.seat_turn(policy)(arr)
         else:
-            python_turn(s, digit, strategies[digit], scratch, context)
-        track(s)
-        if s.error != OK:
+            python_turn(arr, int(digit), strategies[digit], scratch, context)
+        error = calls.tracked(arr)  # the game arc after the turn (game.track)
+        if error != OK:
             raise EngineError(
-                f"game seed {context.seed}: the engine hit a fixed limit (error {s.error})"
+                f"game seed {context.seed}: the engine hit a fixed limit (error {error})"
             )
-        yield turn_record(s, digit, hand, hand_ids) if records else None
+        yield turn_record(s, int(digit), hand, hand_ids) if records else None
 
 
 def turn_record(s, digit: int, hand: list[Card], hand_ids: list[int]) -> Turn:
@@ -136,78 +134,84 @@ def turn_record(s, digit: int, hand: list[Card], hand_ids: list[int]) -> Turn:
 
 
 def python_turn(s, digit: int, strategy, scratch, context: Context) -> None:
-    """One turn of a Python strategy: the play, then each sub-decision of its chain."""
-    forced = bool(begin_turn(s, digit))
-    plain = Plain(s)
-    plays = legal_plays(s, digit, forced, plain)
+    """One turn of a Python strategy: the play, then each sub-decision of its chain (s: a
+    state record or its array; scratch: a fresh_state() to try plays on)."""
+    arr = calls.array_of(s)
+    forced = bool(calls.begin(arr, digit))
+    plain = Plain(arr[0])
+    plays = legal_plays(arr, digit, forced, plain)
     if not plays:
-        finish_turn(s, digit, True, True)
+        calls.finish(arr, digit, True)
         return
-    visibility = VISIBILITIES[int(s.visibility)]
-    decision = api.Decision(api.PLAY, plays, int(s.turns))
+    visibility = VISIBILITIES[plain.visibility]
+    decision = api.Decision(api.PLAY, plays, plain.turns)
     play = plays[ask(strategy, observe(plain, digit, visibility), decision, context)]
-    path = sub_decisions(s, digit, play, forced, strategy, scratch, context)
-    follow(s, digit, path)
-    put_card(s, digit, play.hand_index, play.line, play.direction, forced)
-    finish_turn(s, digit, False, True)
+    path = sub_decisions(arr, digit, play, forced, strategy, scratch, context)
+    follow(arr, digit, path)
+    calls.put(arr, digit, play.hand_index, play.line, play.direction, forced)
+    calls.finish(arr, digit, False)
 
 
 def legal_plays(s, digit: int, forced: bool, plain: Plain | None = None) -> tuple[api.Play, ...]:
-    """Every legal play, in hand order, lines top to bottom, directions L R U D (plain: s's
-    fields, if already read)."""
+    """Every legal play, in hand order, lines top to bottom, directions L R U D (s: a state
+    record or its array; plain: its fields, if already read)."""
+    arr = calls.array_of(s)
     rows = np.zeros((MAX_HAND * MAX_LINES * 4, 3), dtype=np.int16)
-    n = engine_plays(s, digit, forced, rows)
-    cards = hand_cards(plain or Plain(s), digit)
+    n = calls.plays(arr, digit, forced, rows)
+    cards = hand_cards(plain or Plain(arr[0]), digit)
     return tuple(api.Play(i, cards[i], line, d) for i, line, d in rows[:n].tolist())
 
 
 def follow(s, digit: int, path: list[int], ask_at: int = 0) -> None:
     """Make digit's next card follow path (and stop at decision ask_at - 1 if ask_at)."""
-    s.policy[digit] = POLICY_PATH
-    s.path[:] = 0
-    s.path[: len(path)] = path
-    s.path_pos = 0
-    s.path_ask = ask_at
+    calls.follow(calls.array_of(s), digit, np.array(path, dtype=np.int8), len(path), ask_at)
 
 
-def sub_decisions(s, digit, play, forced, strategy, scratch, context) -> list[int]:
-    """The strategy's choices for every sub-decision the play leads to, in order."""
-    path: list[int] = []
-    while len(path) < MAX_DEPTH:
-        scratch[0] = s
-        t = scratch[0]
-        follow(t, digit, path, len(path) + 1)
+def sub_decisions(arr, digit, play, forced, strategy, scratch, context) -> list[int]:
+    """The strategy's choices for every sub-decision the play leads to, in order: the play
+    is tried on a copy in scratch, which stops at the next decision if one comes."""
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    work = calls.array_of(scratch)
+    n = 0
+    while n < MAX_DEPTH:
         try:
-            put_card(t, digit, play.hand_index, play.line, play.direction, forced)
+            calls.probe(
+                work, arr, digit, play.hand_index, play.line, play.direction, forced, path, n
+            )
         except DecisionPending:
-            visibility = VISIBILITIES[int(t.visibility)]
-            decision = describe(t, digit, len(path))
-            path.append(ask(strategy, observe(t, digit, visibility), decision, context))
+            plain = Plain(work[0])
+            decision = describe(work, plain, digit, n)
+            visibility = VISIBILITIES[plain.visibility]
+            path[n] = ask(strategy, observe(plain, digit, visibility), decision, context)
+            n += 1
             continue
         break
-    return path
+    return path[:n].tolist()
 
 
-def describe(t, digit: int, depth: int) -> api.Decision:
-    """The decision the copy t stopped at, with its options in the engine's order."""
-    what, cid, line, col = (int(x) for x in t.ask)
-    turn = int(t.turns)
+def describe(work, plain: Plain, digit: int, depth: int) -> api.Decision:
+    """The decision the copy work[0] (plain: its fields) stopped at, with its options in
+    the engine's order."""
+    what, cid, line, col = work[0]["ask"].tolist()
+    turn = plain.turns
     if what == ASK_DIR:
-        options = tuple(int(nth_dir(t, cid, k)) for k in range(int(n_dirs(t, cid))))
-        decision = api.Decision(api.DIRECTION, options, turn, card_at(t, cid, False))
+        options = tuple(calls.directions(work, cid))
+        decision = api.Decision(api.DIRECTION, options, turn, card_at(plain, cid, False))
     elif what in (ASK_HAND, ASK_CUT):
         pool = (
-            [int(t.hand[digit, i]) for i in range(int(t.hand_len[digit]))]
+            plain.hand[digit][: plain.hand_len[digit]]
             if what == ASK_HAND
-            else [int(t.cut[i]) for i in range(int(t.cut_len))]
+            else plain.cut[: plain.cut_len]
         )
-        options = tuple(card_at(t, c, False) for c in pool if can_enter(t, line, col, c))
+        options = tuple(
+            card_at(plain, c, False) for c in pool if calls.enterable(work, line, col, c)
+        )
         kind = api.PRINT if what == ASK_HAND else api.PASTE
         decision = api.Decision(kind, options, turn, slot=(line, col))
     else:
-        lines = tuple(x for x in range(int(t.lines)) if gosub_line_ok(t, x, cid))
-        decision = api.Decision(api.GOSUB, lines, turn, card_at(t, cid, True))
-    if len(decision.options) != int(t.path_options[depth]):
+        lines = tuple(x for x in range(plain.lines) if calls.gosub_ok(work, x, cid))
+        decision = api.Decision(api.GOSUB, lines, turn, card_at(plain, cid, True))
+    if len(decision.options) != int(work[0]["path_options"][depth]):
         raise EngineError(f"{decision.kind} options disagree with the engine's count")
     return decision
 
@@ -268,9 +272,10 @@ def play_games(config, a, b, seeds, swapped, cpu_level: int, out, cards) -> None
     """Play one game per seed with seats a and b (players.Seat), A first unless swapped;
     result rows and card counts as the compiled loop writes them."""
     players = f"{a.spec},{b.spec}"
+    ref = config_ref(config)
     for g, seed in enumerate(seeds):
         flip = bool(swapped[g])
-        context = Context(config_ref(config), int(seed), flip, players)
+        context = Context(ref, int(seed), flip, players)
         first, second = (b, a) if flip else (a, b)
         play_game(config, first, second, cpu_level, context, out[g], cards[g])
 
@@ -306,7 +311,7 @@ def seated_game(config, first, second, cpu_level: int, context: Context):
     """A dealt game with both seats filled (players.Seat); (state array, Python strategies
     by digit, None where a compiled policy plays)."""
     arr = fresh_state()
-    s = arr[0]
+    s = arr[0]  # read and set once per game: a record's fields are slow to reach, not here
     setup(s, *config.engine_args(cpu_level), np.uint64(context.seed), int(context.swapped))
     strategies = [None, None]
     for digit, seat, place in ((s.first, first, "first"), (1 - s.first, second, "second")):
