@@ -48,16 +48,8 @@ def _points(c: Comparison) -> tuple[list[plots.Point], list[str]]:
 def build_comparison(c: Comparison, margin: float) -> str:
     """The whole page."""
     points, colours = _points(c)
-    top = max([2 * margin, *(max(abs(p[2]), abs(p[3])) for p in points)])
     units = ", ".join(f"{cell.configs} · {cell.matchup}: {cell.pairing}" for cell in c.cells)
-    chart = plots.forest(
-        points,
-        "first-seat advantage: its score minus 50% (points, 95% interval)",
-        "First-seat advantage in A and in B",
-        band=margin,
-        xlim=(-1.1 * top, 1.1 * top),
-        colours=colours,
-    )
+    chart = plots.advantage_forest(points, "First-seat advantage in A and in B", margin, colours)
     rows = [
         {"cell": f"{cell.configs} · {cell.matchup}", "metric": row.metric, "verdict": row.verdict}
         | {"a": _side_text(row.a, row.rate), "b": _side_text(row.b, row.rate)}

@@ -66,15 +66,8 @@ def _rows(steps: list[history.Step]) -> list[dict]:
 def build_history(steps: list[history.Step], margin: float) -> str:
     """The whole page (reports/templates/history.html.j2)."""
     points, colours = _points(steps)
-    top = max([2 * margin, *(max(abs(p[2]), abs(p[3])) for p in points)])
-    chart = plots.forest(
-        points,
-        "first-seat advantage: its score minus 50% (points, 95% interval)",
-        "First-seat advantage, run by run (moved in the second colour)",
-        band=margin,
-        xlim=(-1.1 * top, 1.1 * top),
-        colours=colours,
-    )
+    title = "First-seat advantage, run by run (moved in the second colour)"
+    chart = plots.advantage_forest(points, title, margin, colours)
     return render(
         "history.html.j2",
         title=f"One Zero One: {len(steps)} runs over time",

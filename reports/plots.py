@@ -84,6 +84,16 @@ def forest(
     return _svg(fig, title)
 
 
+def advantage_forest(
+    points: Sequence[Point], title: str, margin: float, colours: Sequence[str]
+) -> Markup:
+    """First-seat advantages (points) on one symmetric scale with the ±margin band: the
+    comparison's and the history's chart."""
+    top = max([2 * margin, *(max(abs(p[2]), abs(p[3])) for p in points)])
+    xlabel = "first-seat advantage: its score minus 50% (points, 95% interval)"
+    return forest(points, xlabel, title, margin, (-1.1 * top, 1.1 * top), colours)
+
+
 def histogram(
     categories: Sequence[int],
     series: dict[str, tuple[Sequence[float], str]],
