@@ -11,12 +11,13 @@ import numba
 DISABLED = bool(numba.config.DISABLE_JIT)
 _ENGINE = Path(__file__).resolve().parent
 _SIM = _ENGINE.parent
-# What the compiled code is built from: the rules, the built-in players (strategies/) and
-# the loop joining them. numba's cache only watches each function's own file, so an edit
-# to a callee or a dtype in another file would leave stale code behind.
+# What the compiled code is built from: the rules, the built-in players (strategies/), the
+# loops joining them and the Python loop's entries (calls.py). numba's cache only watches
+# each function's own file, so an edit to a callee or a dtype in another file would leave
+# stale code behind.
 _SOURCES = (
     sorted(_ENGINE.glob("*.py"))
-    + [_SIM / "play" / "compiled.py"]
+    + [_SIM / "play" / "compiled.py", _SIM / "play" / "calls.py"]
     + sorted((_SIM.parent / "strategies").glob("*.py"))
 )
 
