@@ -38,9 +38,6 @@ VISIBILITIES = ("default", "open", "closed")
 MAX_DEPTH = 2 * MAX_CARDS + 1
 MAX_SCRIPT = MAX_DEPTH  # a move's scripted sub-decisions are some of its chain's decisions
 EVAL_SLOTS = 32  # per digit: room for an evaluating strategy's weights (strategies/heuristic.py)
-# turns whose lead's sign is kept for the half-time leader (game.track): a game of up to
-# twice this many turns has one; longer games (none seen) record it as unknown
-ARC_TURNS = 1024
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 
@@ -132,14 +129,6 @@ STATE_DTYPE = np.dtype(
         # per digit: the evaluation weights of a seat that values positions (the heuristic
         # and weights-file players; strategies/heuristic.py names the slots), set per game
         ("weights", np.float64, (2, EVAL_SLOTS)),
-        # the game's arc, kept after every turn of a game loop (game.track) for the games
-        # table: the sign of the latest non-zero lead (score of digit 0 minus digit 1), the
-        # flips of that sign, and per digit the last turn at whose end it was not strictly
-        # ahead and its largest deficit in points
-        ("arc_sign", np.int8),
-        ("arc_changes", np.int16),
-        ("arc_behind", np.int32, (2,)),
-        ("arc_deficit", np.int16, (2,)),
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)
         ("path_options", np.int16, (MAX_DEPTH,)),  # options met, below path_pos
@@ -158,9 +147,6 @@ STATE_DTYPE = np.dtype(
         ("mark", np.uint8, (MAX_LINES, MAX_COLS)),  # 1 where a pending SAVE marks an empty slot
         # scripted sub-decisions: kind, axis, face, dir, line (all small: int8 keeps it compact)
         ("script", np.int8, (MAX_SCRIPT, 5)),
-        # the lead's sign at the end of each turn (index 0: before the first), for the
-        # half-time leader; read only by record, never by play: clone leaves it out
-        ("arc_signs", np.int8, (ARC_TURNS,)),
     ],
     align=True,
 )
