@@ -43,11 +43,14 @@ except ImportError:  # a baseline from before the layer folders and match-up val
     from sim.game import play_batch, result_buffers
     parse_matchup = None
 config, games = load(sys.argv[1]), int(sys.argv[2])
-if parse_matchup is not None:
+if parse_matchup is not None and hasattr(parse_matchup(sys.argv[3]), "policy_codes"):
     m = parse_matchup(sys.argv[3])
     level, codes, limits = m.cpu_level(config.rules.cpu_level), m.policy_codes(), m.budgets()
-else:
-    from sim.players import budgets, cpu_level, policy_codes, split_top_level
+else:  # before match-up values: functions of the specs
+    try:
+        from sim.players.specs import budgets, cpu_level, policy_codes, split_top_level
+    except ImportError:  # before the layer folders
+        from sim.players import budgets, cpu_level, policy_codes, split_top_level
     a, b = split_top_level(sys.argv[3])
     level, codes, limits = cpu_level(b, config.rules.cpu_level), policy_codes(a, b), budgets(a, b)
 play_batch(config, np.arange(1, dtype=np.uint64), None, level, None, None, codes, limits)
