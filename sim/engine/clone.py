@@ -10,7 +10,10 @@ by a seat that follows one (every seat set to follow a path gets its whole path 
 display snapshot only once one is asked for (`snap_at`; snapshot writes it whole). So clone
 copies every other field in one block and of those arrays only that part (the decision
 arrays were 1 KB of the 2.5 KB block, memmove 11% of an mc game, perf). The copy plays on
-exactly as the original would: every byte a game can read is the same.
+exactly as the original would: every byte a game can read is the same, but the seats'
+evaluation weights, which only the heuristic's own turn reads, on the state a loop plays
+(no search plays an evaluating seat on a copy: a copy that did would play other games,
+and the determinism digests of the heuristic, mc and ismcts games would change).
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ _LAST += ("lasting_at", "grid", "mark", "script")
 assert [_offset(n) for n in _LAST] == sorted(_offset(n) for n in _LAST)
 assert _SNAP_OWN == _SNAP_LINE + _SNAP_BYTES
 assert MAX_COLS % _CHUNK == 0
-assert max(field[1] for field in STATE_DTYPE.fields.values()) == _SCRIPT
+assert max(f[1] for n, f in STATE_DTYPE.fields.items() if n != "weights") == _SCRIPT
+assert _offset("weights") > _SCRIPT  # not copied: no copy plays a seat that evaluates
 
 
 @intrinsic

@@ -126,9 +126,6 @@ STATE_DTYPE = np.dtype(
         # the display as one decision (at depth snap_at, -1 for none) saw it, for the CPU's
         # ranking; one snapshot, not one per depth, keeps the record small at any depth
         ("snap_at", np.int16),
-        # per digit: the evaluation weights of a seat that values positions (the heuristic
-        # and weights-file players; strategies/heuristic.py names the slots), set per game
-        ("weights", np.float64, (2, EVAL_SLOTS)),
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)
         ("path_options", np.int16, (MAX_DEPTH,)),  # options met, below path_pos
@@ -147,6 +144,11 @@ STATE_DTYPE = np.dtype(
         ("mark", np.uint8, (MAX_LINES, MAX_COLS)),  # 1 where a pending SAVE marks an empty slot
         # scripted sub-decisions: kind, axis, face, dir, line (all small: int8 keeps it compact)
         ("script", np.int8, (MAX_SCRIPT, 5)),
+        # per digit: the evaluation weights of a seat that values positions (the heuristic
+        # and weights-file players; strategies/heuristic.py names the slots), set per game.
+        # Read only by that seat's own turn on the state a loop plays, never on a search's
+        # copy, so clone leaves them out (512 bytes more per copy cost heuristic 20%)
+        ("weights", np.float64, (2, EVAL_SLOTS)),
     ],
     align=True,
 )
