@@ -82,6 +82,11 @@ def write_report(folder: Path, out: Path, margin: float = DEFAULT_MARGIN) -> Pat
     except (pl.exceptions.PolarsError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ReportError(f"{folder}: cannot read the run's tables: {first}") from exc
+    return write_page(page, out)
+
+
+def write_page(page: str, out: Path) -> Path:
+    """A built page written to out (its folder made); ReportError when it cannot be."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from reports import plots, present
 from reports.compare import Comparison, _diff_text, _side_text, balance_lines, compare_runs
-from reports.html import FIRST_COLOUR, SECOND_COLOUR, ReportError
+from reports.html import FIRST_COLOUR, SECOND_COLOUR, ReportError, write_page
 from reports.render import render
 from sim.store.folder import RunFolderError, open_run
 
@@ -21,12 +21,7 @@ def write_comparison(a: Path, b: Path, out: Path, margin: float) -> Path:
         raise ReportError(str(exc)) from None
     if not comparison.cells:
         raise ReportError(f"{a} and {b} have no config and match-up in common to compare")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(build_comparison(comparison, margin), encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"cannot write {out}: {exc.strerror or exc}") from exc
-    return out
+    return write_page(build_comparison(comparison, margin), out)
 
 
 def _points(c: Comparison) -> tuple[list[plots.Point], list[str]]:

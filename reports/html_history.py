@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reports import history, plots, present
-from reports.html import FIRST_COLOUR, SECOND_COLOUR, ReportError
+from reports.html import FIRST_COLOUR, SECOND_COLOUR, ReportError, write_page
 from reports.render import render
 from sim.store.folder import RunFolderError, open_run
 
@@ -18,12 +18,7 @@ def write_history(runs: list[Path], out: Path, margin: float) -> Path:
         steps = history.history([open_run(r) for r in runs])
     except RunFolderError as exc:
         raise ReportError(str(exc)) from None
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(build_history(steps, margin), encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"cannot write {out}: {exc.strerror or exc}") from exc
-    return out
+    return write_page(build_history(steps, margin), out)
 
 
 def _points(steps: list[history.Step]) -> tuple[list[plots.Point], list[str]]:

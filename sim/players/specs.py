@@ -196,7 +196,7 @@ def parse_player(text: str) -> Player:
     items = [a.strip() for a in split_top_level(match.group(2) or "") if a.strip()]
     if name in BUILT_IN:
         return Player(name, _built_in_params(name, items))
-    if _is_weights(name):
+    if Player(name).weights_file:
         return _weights_player(name, items)
     from sim.players import plugins
 
@@ -218,12 +218,6 @@ def parse_player(text: str) -> Player:
     except plugins.PluginError as exc:
         raise PlayerError(f"{name}: {exc}") from None
     return Player(name, params)
-
-
-def _is_weights(name: str) -> bool:
-    from sim.players.weights import is_weights_spec
-
-    return is_weights_spec(name)
 
 
 def _weights_player(name: str, items: list[str]) -> Player:
