@@ -135,7 +135,13 @@ def kernels_cached() -> bool:
     from sim.engine.jit import cached
     from sim.store import parquet, tables
 
-    used = (tables._transpose, tables._card_tally, tables._tally, parquet._hybrid_into)
+    used = (
+        tables._transpose,
+        tables._card_tally,
+        tables._tally,
+        parquet._hybrid_into,
+        parquet._used,
+    )
     return all(cached(kernel) for kernel in used)
 
 
