@@ -170,15 +170,16 @@ def run(
 
 
 def play_plan(plan, out: Path, options, quiet: bool, decision_timeout: float):
-    """Compile, then play the plan through the runner into out with a progress bar; a
-    failure is one line (exit 1), an interruption says how to continue (exit 130). Every
-    command that plays a run-folder plays it here."""
+    """Play the plan through the runner into out (compiling first where the cache lacks
+    it) with the progress display; a failure is one line (exit 1), an interruption says
+    how to continue (exit 130). Every command that plays a run-folder plays it here."""
+    from sim.cli.progress import run_with_progress
     from sim.players.guard import timeout
     from sim.runner.run import RunError
 
     try:
         with timeout(decision_timeout):  # the workers, started inside, inherit it
-            return _run_with_progress(plan, out, options, quiet)
+            return run_with_progress(plan, out, options, quiet)
     except KeyboardInterrupt:
         typer.echo(
             f"interrupted; finished chunks are kept in {out}. "
@@ -252,56 +253,6 @@ def _start_line(plan, out: Path) -> str:
         f"playing {plan.total_games:,} games{each} of {configs}, {matchups}, "
         f"seed {plan.seed} into {out}"
     )
-
-
-def _compiling(quiet: bool):
-    """The runner's note before a compile: a line on stderr unless quiet."""
-
-    def note(what: str) -> None:
-        if not quiet:
-            typer.echo(f"compiling {what}, first run only", err=True)
-
-    return note
-
-
-def _run_with_progress(plan, out: Path, options, quiet: bool):
-    """execute, with a progress bar on stderr unless quiet."""
-    from sim.runner.run import execute
-
-    if quiet:
-        return execute(plan, out, options, note=_compiling(quiet))
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]} games/s"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, transient=False) as bar:
-        task = bar.add_task("games", total=plan.total_games, rate="-")
-        start = {"t": None, "done": 0}
-
-        def update(done: int, total: int) -> None:
-            import time
-
-            now = time.perf_counter()
-            if start["t"] is None:
-                start["t"], start["done"] = now, done
-            elapsed = now - start["t"]
-            rate = f"{(done - start['done']) / elapsed:,.0f}" if elapsed > 0 else "-"
-            bar.update(task, completed=done, rate=rate)
-
-        return execute(plan, out, options, progress=update, note=_compiling(quiet))
 
 
 def solo(

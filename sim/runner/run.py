@@ -61,10 +61,12 @@ def execute(
     progress: Callable[[int, int], None] | None = None,
     warn: Callable[[str], None] | None = None,
     note: Callable[[str], None] | None = None,
+    watch: Callable[[dict], None] | None = None,
 ) -> RunResult:
     """Play the plan into out, holding its lock; `progress(done, total)` is called as games
     finish, `warn(message)` for parts set aside (default: a `warning:` line on stderr),
-    `note(what)` before something is compiled (compile_first, while the workers start)."""
+    `note(what)` before something is compiled (compile_first, while the workers start),
+    `watch(counts)` with each chunk's counts (tables.count_games), those on disk first."""
     with ExitStack() as stack:
         try:
             stack.enter_context(lock.hold(out))
@@ -72,19 +74,36 @@ def execute(
             raise RunError(str(exc)) from None
         except OSError as exc:
             raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from None
-        return _locked(plan, out, options, progress, warn, note or (lambda what: None))
+        hooks = _Hooks(progress, warn or _warn_on_stderr, note or (lambda what: None), watch)
+        return _locked(plan, out, options, hooks)
 
 
-def _locked(plan, out, options: RunOptions, progress, warn, note) -> RunResult:
+@dataclass(frozen=True)
+class _Hooks:
+    """What execute tells its caller as it goes (see execute)."""
+
+    progress: Callable[[int, int], None] | None
+    warn: Callable[[str], None]
+    note: Callable[[str], None]
+    watch: Callable[[dict], None] | None
+
+
+def _locked(plan, out, options: RunOptions, hooks: _Hooks) -> RunResult:
     """execute, once the folder is ours: the manifest says `failed` and why if it stops."""
     started = time.perf_counter()
-    manifest = _prepare(plan, out, options.overwrite, warn or _warn_on_stderr)
+    manifest = _prepare(plan, out, options.overwrite, hooks.warn)
     chunks = plan.chunks()
     todo = [c for c in chunks if manifest["chunks"][c.name]["status"] != "done"]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
-    tasks = _compiled_then(plan, note, _tasks(plan, out, todo))
+    tasks = _compiled_then(plan, hooks.note, _tasks(plan, out, todo))
     state = {"done": skipped, "last_write": 0.0}
     counts: dict[str, dict] = {}  # chunk name -> its summary counts, as chunks finish
+    progress, watch = hooks.progress, hooks.watch
+    if watch:  # the chunks on disk first, counted now rather than at the end
+        for c in chunks:
+            if manifest["chunks"][c.name]["status"] == "done":
+                counts[c.name] = _count_part(out, c)
+                watch(counts[c.name])
     if progress:
         progress(skipped, plan.total_games)
 
@@ -92,6 +111,8 @@ def _locked(plan, out, options: RunOptions, progress, warn, note) -> RunResult:
         state["done"] += done.games
         if done.counts is not None:
             counts[done.chunk] = done.counts
+            if watch:
+                watch(done.counts)
         manifest["chunks"][done.chunk] = {
             "status": "done",
             "seconds": round(done.seconds, 3),

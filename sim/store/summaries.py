@@ -12,9 +12,10 @@ import polars as pl
 
 WIN_KEYS = ["config", "config_hash", "matchup"]
 POINTS = [f"a_points_{h}" for h in range(5)]  # units by A's half points (draw 1, win 2)
+FIRST_POINTS = [f"first_points_{h}" for h in range(5)]  # units by the first seat's
 WIN_COUNTS = [
     "games", "units", "first_wins", "second_wins", "draws", "a_wins", "b_wins",
-    "first_both", "second_both", "draw_both", *POINTS,
+    "first_both", "second_both", "draw_both", *POINTS, *FIRST_POINTS,
 ]  # fmt: skip
 TIE_KEYS = ["config", "matchup", "category", "value", "seat"]
 

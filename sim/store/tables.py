@@ -307,7 +307,8 @@ def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
         "first_both": int(both_seat[eg.WIN_FIRST]),
         "second_both": int(both_seat[eg.WIN_SECOND]),
         "draw_both": int(both_seat[eg.DRAW]),
-        **{f"a_points_{h}": int(points[h]) for h in range(5)},
+        **{f"a_points_{h}": int(points[0, h]) for h in range(5)},
+        **{f"first_points_{h}": int(points[1, h]) for h in range(5)},
     }
     return {"wins": wins, "ties": _tie_rows(cell, *outcomes, *lines, *ends)}
 
@@ -335,27 +336,32 @@ def _tie_rows(cell, outcomes, outcomes_both, lines, lines_both, ends, ends_both)
 def _tally(winner, outcome, tiebreak_line, end, swapped, reasons, pairs):
     """count_games' counts in one pass. Row 0 of each array counts games, row 1 units with
     the value in both games: wins by seat code (row 2: swapped games), outcomes, (deciding
-    line * 4 + winner) of tie-breaks, end reason codes; and units by A's half points.
-    A unit is games 2i, 2i+1 when pairs, else one game."""
-    seats, points = np.zeros((3, 3), np.int64), np.zeros(5, np.int64)
+    line * 4 + winner) of tie-breaks, end reason codes; and units by A's half points (row 0
+    of points) and by the first seat's (row 1). A unit is games 2i, 2i+1 when pairs, else
+    one game."""
+    seats, points = np.zeros((3, 3), np.int64), np.zeros((2, 5), np.int64)
     outcomes, lines = np.zeros((2, 3), np.int64), np.zeros((2, 256 * 4), np.int64)
     ends = np.zeros((2, reasons), np.int64)
     step = 2 if pairs else 1
     for u in range(0, len(winner), step):
-        half = 0
+        half = first = 0
         for g in range(u, u + step):
             w = winner[g]
             seats[0, w] += 1
             seats[2, w] += swapped[g]
             if w == eg.DRAW:
                 half += 1
+                first += 1
             elif w == (eg.WIN_SECOND if swapped[g] else eg.WIN_FIRST):
                 half += 2
+            if w == eg.WIN_FIRST:
+                first += 2
             outcomes[0, outcome[g]] += 1
             if outcome[g] == eg.OUTCOME_TIEBREAK:
                 lines[0, tiebreak_line[g] * 4 + w] += 1
             ends[0, end[g]] += 1
-        points[half] += 1
+        points[0, half] += 1
+        points[1, first] += 1
         v = u + 1
         if pairs and winner[u] == winner[v]:
             seats[1, winner[u]] += 1
