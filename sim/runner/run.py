@@ -95,7 +95,9 @@ def _locked(plan, out, options: RunOptions, hooks: _Hooks) -> RunResult:
     chunks = plan.chunks()
     todo = [c for c in chunks if manifest["chunks"][c.name]["status"] != "done"]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
-    tasks = _compiled_then(plan, hooks.note, _tasks(plan, out, todo))
+    parent_syncs = options.backend == "local"  # a cluster's workers flush their own parts
+    tasks = _compiled_then(plan, hooks.note, _tasks(plan, out, todo, sync=not parent_syncs))
+    unsynced: list[Path] = []  # parts to flush before a manifest records them
     state = {"done": skipped, "last_write": 0.0}
     counts: dict[str, dict] = {}  # chunk name -> its summary counts, as chunks finish
     progress, watch = hooks.progress, hooks.watch
@@ -119,21 +121,23 @@ def _locked(plan, out, options: RunOptions, hooks: _Hooks) -> RunResult:
             "write_seconds": round(done.write_seconds, 3),
             "parts": done.parts,
         }
+        if parent_syncs:
+            unsynced.extend(out / table / part["file"] for table, part in done.parts.items())
         if progress:
             progress(state["done"], plan.total_games)
         if time.monotonic() - state["last_write"] > 2:
-            _save(manifest, out)
+            _save(manifest, out, unsynced)
             state["last_write"] = time.monotonic()
 
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         _dispatch(tasks, len(todo), options, on_done, partial(warm, _firsts(todo)))
-        _finish(manifest, out, chunks, counts)
+        _finish(manifest, out, chunks, counts, unsynced)
     except KeyboardInterrupt:
-        _stopped(manifest, out, "interrupted")
+        _stopped(manifest, out, unsynced, "interrupted")
         raise
     except BaseException as exc:
-        _stopped(manifest, out, "failed", str(exc) or repr(exc))
+        _stopped(manifest, out, unsynced, "failed", str(exc) or repr(exc))
         raise
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -141,29 +145,30 @@ def _locked(plan, out, options: RunOptions, hooks: _Hooks) -> RunResult:
     return RunResult(out, played, skipped, time.perf_counter() - started)
 
 
-def _stopped(manifest: dict, out: Path, status: str, error: str | None = None) -> None:
+def _stopped(manifest: dict, out: Path, unsynced, status: str, error: str | None = None) -> None:
     """Record why the run stopped, if the folder still takes a write (a full disk may not:
     readers then see `running` with no live lock holder, a run that died)."""
     manifest["status"] = status
     if error:
         manifest["error"] = error
     with suppress(RunError):
-        _save(manifest, out)
+        _save(manifest, out, unsynced)
 
 
 def _warn_on_stderr(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def _tasks(plan: RunPlan, out: Path, todo: list) -> Iterator[Task]:
+def _tasks(plan: RunPlan, out: Path, todo: list, sync: bool = True) -> Iterator[Task]:
     """The chunks' tasks, made as they are first asked for: the local backend starts its
-    workers before that, so loading polars for the schemas overlaps their start-up."""
+    workers before that, so loading polars for the schemas overlaps their start-up. Without
+    sync the workers leave flushing their parts to the parent."""
     keys = {cell.index: cell_key(plan.seed, cell.matchup) for cell in plan.cells()}
     run_id, source = plan.run_id, plan.params()["sim_source"]
     schemas = part_schemas()
     for c in todo:
         key, cards = keys[c.cell.index], plan.per_game_cards
-        yield Task(str(out), run_id, c, key, c.cell.swap, source, schemas, cards)
+        yield Task(str(out), run_id, c, key, c.cell.swap, source, schemas, cards, sync)
 
 
 def _compiled_then(plan: RunPlan, note, tasks: Iterator[Task]) -> Iterator[Task]:
@@ -428,14 +433,19 @@ def library_versions() -> dict[str, str]:
     return found
 
 
-def _save(manifest: dict, out: Path) -> None:
+def _save(manifest: dict, out: Path, unsynced: list[Path] | None = None) -> None:
+    """Write the manifest, first flushing the parts it records that were written without
+    fsync (the workers leave that to the parent, which otherwise waits on its workers)."""
     try:
+        if unsynced:
+            layout.sync_files(unsynced)
+            unsynced.clear()
         layout.write_manifest(manifest, out)
     except OSError as exc:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
 
 
-def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict]) -> None:
+def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict], unsynced) -> None:
     """Summaries from every chunk's counts (those the workers sent, or counted from the part
     on disk for chunks an earlier invocation played); only then is the run complete."""
     from sim.store import summaries
@@ -448,7 +458,7 @@ def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict]) -> None:
         raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from exc
     manifest["status"] = "complete"
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    _save(manifest, out)
+    _save(manifest, out, unsynced)
 
 
 def _count_part(out: Path, chunk) -> dict:

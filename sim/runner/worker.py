@@ -23,6 +23,7 @@ class Task:
     sim_source: str = ""  # the parent's provenance.source_hash(): every worker must match it
     schemas: dict[str, bytes] = field(default_factory=dict)  # table -> its Arrow schema
     per_game_cards: bool = False  # also write the wide per-game cards table
+    sync: bool = True  # fsync the parts here; False: the parent does, before recording them
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,9 @@ def _write_parts(task: Task, fields, cards, swapped) -> dict[str, dict]:
         if task.per_game_cards:
             parts.append((layout.CARDS, tables.cards_columns(cell, chunk.start, task.swap, cards)))
         return {
-            table: layout.write_part(folder, table, chunk.name, columns, task.schemas[table])
+            table: layout.write_part(
+                folder, table, chunk.name, columns, task.schemas[table], task.sync
+            )
             for table, columns in parts
         }
     except OSError as exc:

@@ -36,10 +36,11 @@ class ManifestError(ValueError):
     """manifest.json exists but cannot be read as a manifest; the message says why."""
 
 
-def atomic_write(path: Path, write: Callable[[Path], T]) -> T:
+def atomic_write(path: Path, write: Callable[[Path], T], sync: bool = True) -> T:
     """Write through a temporary file in the same folder, fsync it, rename it into place and
     fsync the folder: readers never see half a file, and neither does anyone after a power
-    loss. Returns what `write(tmp)` returns."""
+    loss. Returns what `write(tmp)` returns. Without sync the caller must call sync_files
+    before anything that trusts the file (a manifest recording it) is written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -48,13 +49,23 @@ def atomic_write(path: Path, write: Callable[[Path], T]) -> T:
         os.close(fd)
     try:
         result = write(Path(tmp))
-        _fsync(Path(tmp))
+        if sync:
+            _fsync(Path(tmp))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync(path.parent)
+    if sync:
+        _fsync(path.parent)
     return result
+
+
+def sync_files(paths: list[Path]) -> None:
+    """fsync files written without it (atomic_write(sync=False)), then their folders."""
+    for path in paths:
+        _fsync(path)
+    for folder in {path.parent for path in paths}:
+        _fsync(folder)
 
 
 @cache
@@ -98,16 +109,22 @@ def _first_line(exc: BaseException) -> str:
 
 
 def write_part(
-    out: Path, table_name: str, chunk_name: str, columns: list[Column], schema: bytes
+    out: Path,
+    table_name: str,
+    chunk_name: str,
+    columns: list[Column],
+    schema: bytes,
+    sync: bool = True,
 ) -> dict:
     """A chunk's part file of one table (tables.games_columns, card_tally_columns or
     cards_columns), carrying
     the table's serialized Arrow schema (schema.serialized_schema). Returns its record for
-    the manifest: file name, rows, bytes and checksum of exactly the bytes written."""
+    the manifest: file name, rows, bytes and checksum of exactly the bytes written. Without
+    sync, sync_files must flush it before a manifest records it."""
     from sim.store import parquet
 
     path = part_path(out, table_name, chunk_name)
-    blocks = atomic_write(path, lambda tmp: parquet.write(tmp, columns, schema))
+    blocks = atomic_write(path, lambda tmp: parquet.write(tmp, columns, schema), sync)
     digest = hashlib.new(DIGEST)
     for block in blocks:
         digest.update(block)

@@ -487,3 +487,30 @@ def test_per_game_cards_option_writes_a_part_that_is_verified(tmp_path):
     assert check.exit_code == 1 and f"damaged  cards/{part.name}: truncated" in check.output
     plain = CliRunner().invoke(app, args, prog_name="sim")  # without the option: another run
     assert plain.exit_code == 1 and "holds a different run" in plain.output
+
+
+def test_the_parent_flushes_each_part_before_a_manifest_records_it(tmp_path, monkeypatch):
+    """Local workers write their parts without fsync (it would idle their core); the parent
+    flushes every part before the first manifest that records it, so a power loss leaves
+    no recorded part unwritten."""
+    flushed: set[str] = set()
+    real_fsync, real_write = os.fsync, layout.write_manifest
+
+    def fsync(fd):
+        flushed.add(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    def write_manifest(manifest, out):
+        for chunk in manifest["chunks"].values():
+            for table, part in (chunk.get("parts") or {}).items():
+                assert str(out / table / part["file"]) in flushed, part["file"]
+        real_write(manifest, out)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(layout, "write_manifest", write_manifest)
+    out = tmp_path / "run"
+    execute(make_plan(["base"], ["random,random"], 1000, 0, True, 200), out, RunOptions(2))
+    manifest = layout.read_manifest(out)
+    assert manifest["status"] == "complete"
+    assert sum(len(c["parts"]) for c in manifest["chunks"].values()) == 10
+    assert {str(out / "games"), str(out / "card_tallies")} <= flushed  # and their folders
