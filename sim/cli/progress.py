@@ -40,7 +40,10 @@ def run_with_progress(plan, out: Path, options, quiet: bool):
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with _LiveProgress(*columns, tally=tally, transient=False) as bar:
+    from rich.console import Console
+
+    stderr = Console(stderr=True)  # stdout is for the command's output (--json, tables)
+    with _LiveProgress(*columns, tally=tally, console=stderr, transient=False) as bar:
         task = bar.add_task("games", total=plan.total_games, rate="-")
         start = {"t": None, "done": 0}
 

@@ -96,3 +96,13 @@ def test_sim_run_shows_the_live_estimates_and_quiet_does_not(tmp_path):
     assert "  base greedy,random: first seat " in shown.output
     quiet = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "b"), "--quiet"])
     assert LEGEND not in quiet.output
+
+
+def test_the_progress_display_goes_to_stderr_so_json_stays_clean(tmp_path):
+    args = ["skill", "--players", "random,greedy", "--pairs", "50", "--workers", "1", "--json"]
+    done = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "s")])
+    assert done.exit_code == 0, done.output
+    import json
+
+    assert json.loads(done.stdout)["command"] == "skill"
+    assert LEGEND in done.stderr
