@@ -9,7 +9,9 @@ squares and products of the per-unit totals, which add over chunks, so a run's e
 exact on resume and on any backend. The variance is the cluster-robust (linearised ratio)
 one, sum over units of (y_u - r z_u)^2 / z^2; a rate's interval is Wilson's on the
 effective sample size p(1-p)/variance, which is the plain Wilson interval over games when
-every unit is one game. Runner, winrates.parquet, summary, report, compare, card-impact and
+every unit is one game. A confidence sequence (confidence_sequence) is the interval to
+watch while a run grows: it holds at every stopping time at once, so a run may stop when
+it looks precise enough. Runner, winrates.parquet, summary, report, compare, card-impact and
 solo all take their intervals from here, so the same quantity prints the same interval.
 """
 
@@ -172,3 +174,42 @@ def mean(t: Tally, unit: str, confidence: float = 0.95) -> Estimate:
     se = math.sqrt(t.variance() * t.units / (t.units - 1))
     half = float(special.stdtrit(t.units - 1, 0.5 + confidence / 2.0)) * se
     return Estimate(value, value - half, value + half, t.units, int(t.z), unit, t.units)
+
+
+def sequence_tuning(plan: int, confidence: float = 0.95) -> float:
+    """rho^2 that makes the confidence sequence narrowest at `plan` units (the closed-form
+    approximation of Waudby-Smith et al. 2021, their appendix on tuning)."""
+    if plan < 1:
+        raise ValueError(f"the planned units must be at least 1, got {plan}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    log_a = math.log(1.0 / (1.0 - confidence))
+    return (2 * log_a + math.log(1 + 2 * log_a)) / plan
+
+
+def confidence_sequence(t: Tally, plan: int, confidence: float = 0.95) -> tuple[float, float]:
+    """An anytime-valid interval for y/z: with probability `confidence` it covers the truth
+    at every number of units at once, so it may be watched as units arrive and a run stopped
+    when it is narrow enough. The asymptotic confidence sequence of Waudby-Smith, Arbour,
+    Sinha, Kennedy & Ramdas (2021, "Time-uniform central limit theory"): ratio ± sigma *
+    sqrt(2(t rho^2 + 1) / (t^2 rho^2) * log(sqrt(t rho^2 + 1) / alpha)), t the units, sigma
+    the per-unit standard deviation (cluster-robust, as in Tally.variance), rho tuned for
+    `plan` units (narrowest there, valid at every t). NaN bounds under two units."""
+    rho2 = sequence_tuning(plan, confidence)
+    n, r = t.units, t.ratio
+    if n < 2 or math.isnan(r):
+        return math.nan, math.nan
+    sigma2 = t.variance() * n * n / (n - 1)  # per-unit variance, on units - 1
+    log_term = math.log(math.sqrt(n * rho2 + 1) / (1.0 - confidence))
+    half = math.sqrt(sigma2 * 2 * (n * rho2 + 1) / (n * n * rho2) * log_term)
+    return r - half, r + half
+
+
+def sequential_rate(t: Tally, unit: str, plan: int, confidence: float = 0.95) -> Estimate:
+    """A rate with its confidence sequence (clipped to [0, 1]) in place of Wilson's
+    interval: the estimate to stop on. Its n_eff is the units."""
+    low, high = confidence_sequence(t, plan, confidence)
+    if math.isnan(low):
+        low, high = 0.0, 1.0
+    p = min(max(t.ratio, 0.0), 1.0) if t.z else math.nan
+    return Estimate(p, max(low, 0.0), min(high, 1.0), t.units, int(t.z), unit, t.units)
