@@ -4,6 +4,7 @@ and can use Dask) into a run folder, or read one a `sim run` wrote."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -112,6 +113,19 @@ def skill(
         ),
     ] = None,
     pairs: Pairs = 1000,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            metavar="PTS",
+            help="Play in rounds until every level's first-seat interval is at most ±PTS "
+            "points (an anytime interval, so stopping keeps its 95%); --pairs is the first "
+            "round",
+        ),
+    ] = None,
+    max_pairs: Annotated[
+        int | None,
+        typer.Option(help="With --precision: the most pairs any level plays \\[default: 50000]"),
+    ] = None,
     seed: Seed = 0,
     out: Out = None,
     margin: Margin = 1.0,
@@ -136,26 +150,37 @@ def skill(
 
     checked_margin(margin)
     one_format(as_json=as_json, csv=csv)
+    target = _target(precision, max_pairs, pairs, run)
+    ladder = None
     if run is None:
         ladder = _pool(players or ",".join(sk.LADDER), "--players")
         options = _options(workers, backend, scheduler, overwrite)
-        cells = sk.ladder_cells(ladder)
-        folder = _play("skill", config, cells, pairs, seed, out, options, quiet, decision_timeout)
+        if target is None:
+            cells = sk.ladder_cells(ladder)
+            folder = _play(
+                "skill", config, cells, pairs, seed, out, options, quiet, decision_timeout
+            )
+            by_config, where = _configs(folder, _tables(folder)), folder.path
+        else:
+            by_config, where = _play_rounds(
+                config, ladder, target, seed, out, options, quiet, decision_timeout
+            )
     else:
         _only_run(players, config, out)
-        folder, ladder = _open(run), None
-    tables = _tables(folder)
+        by_config, target, where = _read_skill_run(run)
+    plan = None if target is None else target.plan
     results = []
-    for name, cells in _configs(folder, tables).items():
+    for name, cells in by_config.items():
         levels = ladder or sk.ladder_of(list(cells))
         if not levels:
-            fail(f"{folder.path}: config {name} holds no self-play cell (A,A)")
+            fail(f"{where}: config {name} holds no self-play cell (A,A)")
         try:
-            results.append(sk.profile(name, levels, cells, margin))
+            results.append(sk.profile(name, levels, cells, margin, plan))
         except ValueError as exc:
-            fail(f"{folder.path}: {exc}")
+            fail(f"{where}: {exc}")
     if as_json or csv:
-        _echo("skill", [sk.to_json(p) for p in results], "levels" if csv else None)
+        extra = {} if target is None else {"precision": target.to_json() | {"plan": plan}}
+        _echo("skill", [sk.to_json(p) for p in results], "levels" if csv else None, extra)
         return
     from reports import present
 
@@ -163,6 +188,38 @@ def skill(
     for p in results:
         console.print(sk.level_table(p, margin))
         _say(sk.lines(p))
+
+
+def _target(precision, max_pairs, pairs: int, run):
+    """--precision and --max-pairs checked into a rounds.Precision (None without them)."""
+    from sim.cli.rounds import Precision
+
+    if precision is None:
+        if max_pairs is not None:
+            usage("--max-pairs caps --precision's rounds; give --precision PTS too")
+        return None
+    if run is not None:
+        usage("--precision plays; RUN reads a run as it is (drop one)")
+    if not (math.isfinite(precision) and 0 < precision < 50):
+        usage(f"--precision must be between 0 and 50 points, got {precision:g}")
+    cap = 50_000 if max_pairs is None else max_pairs
+    if cap < max(pairs, 2):
+        usage(f"--max-pairs {cap:,} is below --pairs {pairs:,}, the first round")
+    return Precision(precision, pairs, cap)
+
+
+def _read_skill_run(run: Path):
+    """A run folder's cells, or a folder of --precision rounds summed, with its target."""
+    from sim.cli import rounds
+
+    try:
+        target = rounds.read_target(run)
+    except ValueError as exc:
+        fail(str(exc))
+    if target is None:
+        folder = _open(run)
+        return _configs(folder, _tables(folder)), None, folder.path
+    return _read_rounds(run), target, run
 
 
 # --- shared ----------------------------------------------------------------------------------
@@ -207,21 +264,82 @@ def _options(workers, backend: str, scheduler, overwrite: bool):
 def _play(command, config, matchups, pairs, seed, out, options, quiet, decision_timeout):
     """Plan the cells (pairs seat-swapped pairs each, common seeds), say what it will cost,
     play them through the runner and open the folder."""
-    from sim.cli.play import play_plan
+    plan = _plan(config, matchups, pairs, seed)
+    folder = out or Path("runs") / f"{command}-{plan.run_id}"
+    return _play_plan(plan, folder, options, quiet, decision_timeout)
+
+
+def _plan(config, matchups: list[str], pairs: int, seed: int):
+    """The runner's plan for the cells, or one usage line."""
     from sim.runner.plan import PlanError, UsageError, make_plan
 
     checked_seed(seed)
     try:
-        plan = make_plan(configs=config or ["base"], players=matchups, games=2 * pairs, seed=seed)
+        return make_plan(configs=config or ["base"], players=matchups, games=2 * pairs, seed=seed)
     except UsageError as exc:
         usage(str(exc))
     except PlanError as exc:
         fail(str(exc))
-    folder = out or Path("runs") / f"{command}-{plan.run_id}"
+
+
+def _play_plan(plan, folder: Path, options, quiet: bool, decision_timeout: float, head=""):
+    """Say what the plan costs (after head), play it through the runner, open the folder."""
+    from sim.cli.play import play_plan
+
     if not quiet:
-        typer.echo(_cost(plan, folder, options, decision_timeout), err=True)
+        typer.echo(head + _cost(plan, folder, options, decision_timeout), err=True)
     play_plan(plan, folder, options, quiet, decision_timeout)
     return _open(folder)
+
+
+def _play_rounds(config, ladder: list[str], target, seed: int, out, options, quiet, timeout):
+    """Play the ladder in rounds (sim/cli/rounds.py) until every level's first seat is
+    within ±P or at the cap; each config's summed pair tables by match-up, and the folder."""
+    from reports.skill import ladder_cells
+    from sim.cli import rounds
+
+    plan = _plan(config, ladder_cells(ladder), target.first, seed)
+    out = out or Path("runs") / f"skill-{plan.run_id}-precision-{target.points:g}"
+    try:
+        rounds.write_target(out, target)
+    except (OSError, ValueError) as exc:
+        fail(str(exc))
+    head = f"round 1 towards ±{target.points:g} pts: "
+    first = _play_plan(plan, out / "round-1", options, quiet, timeout, head)
+    totals, played, k = _tables(first), plan.games // 2, 1
+    while True:
+        by_config = _configs(first, totals)
+        wide = rounds.open_levels(by_config, ladder, target)
+        if not wide or played >= target.cap:
+            break
+        k += 1
+        more = rounds.next_pairs(wide, played, target)
+        players = sorted({p for _, p in wide}, key=ladder.index)
+        plan = _plan(config, [f"{p},{p}" for p in players], more, rounds.round_seed(seed, k))
+        head = f"round {k}: {rounds.open_text(wide)} now, ±{target.points:g} wanted: "
+        folder = _play_plan(plan, out / f"round-{k}", options, quiet, timeout, head)
+        totals, played = rounds.added(totals, _tables(folder)), played + more
+    if wide:  # a warning, so even when quiet
+        typer.echo(
+            f"warning: stopped at --max-pairs {target.cap:,}: {rounds.open_text(wide)}, "
+            f"still wider than ±{target.points:g}",
+            err=True,
+        )
+    return by_config, out
+
+
+def _read_rounds(run: Path):
+    """A folder of rounds read back: each config's pair tables summed over its rounds."""
+    from sim.cli import rounds
+
+    folders = rounds.round_folders(run)
+    if not folders:
+        fail(f"{run}: holds {rounds.ROUNDS_FILE} but no round-1 folder")
+    opened = [_open(path) for path in folders]
+    totals: dict = {}
+    for folder in opened:
+        totals = rounds.added(totals, _tables(folder))
+    return _configs(opened[0], totals)
 
 
 def _cost(plan, folder: Path, options, decision_timeout: float) -> str:
@@ -295,7 +413,7 @@ def _say(lines: list[str]) -> None:
         typer.echo(textwrap.fill(line, width(), subsequent_indent="  ", break_long_words=False))
 
 
-def _echo(command: str, configs: list[dict], table: str | None) -> None:
+def _echo(command: str, configs: list[dict], table: str | None, extra=None) -> None:
     """The command's JSON document, or with table (--csv) that table's rows of every
     config as CSV."""
     if table is not None:
@@ -308,4 +426,4 @@ def _echo(command: str, configs: list[dict], table: str | None) -> None:
 
     from reports.shapes import head
 
-    typer.echo(json.dumps({**head(command), "configs": configs}, indent=2))
+    typer.echo(json.dumps({**head(command), **(extra or {}), "configs": configs}, indent=2))

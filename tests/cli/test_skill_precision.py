@@ -1,0 +1,97 @@
+"""`sim skill --precision P`: rounds through the runner until every level's first-seat
+confidence sequence is at most ±P points, or --max-pairs; read back, resumed and replayed
+alike; bad values refused with one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_failures import assert_clean_failure
+from typer.testing import CliRunner
+
+from sim.cli import app
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args), prog_name="sim", env={"COLUMNS": "80"})
+
+
+def as_json(result) -> dict:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+PRECISE = ("skill", "--players", "random,greedy", "--pairs", "50", "--precision", "6",
+           "--max-pairs", "2000", "--json", "-q")  # fmt: skip
+CAPPED = ("skill", "--players", "random,greedy", "--pairs", "40", "--precision", "0.5",
+          "--max-pairs", "100", "--json", "-q")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def precise(tmp_path_factory):
+    out = tmp_path_factory.mktemp("precise") / "run"
+    return out, as_json(invoke(*PRECISE, "--out", str(out), "--workers", "1"))
+
+
+def halves(doc: dict) -> dict[str, float]:
+    (cfg,) = doc["configs"]
+    return {lv["player"]: (lv["first_seat"]["hi"] - lv["first_seat"]["lo"]) / 2
+            for lv in cfg["levels"]}  # fmt: skip
+
+
+def test_it_plays_rounds_until_every_level_is_within_the_precision(precise):
+    out, doc = precise
+    assert all(h <= 6 for h in halves(doc).values()), halves(doc)
+    (cfg,) = doc["configs"]
+    assert cfg["interval"] == "95% confidence sequence"
+    assert doc["precision"] == {"precision": 6.0, "pairs": 50, "max_pairs": 2000, "plan": 316}
+    assert (out / "round-2").is_dir()  # 50 pairs cannot give ±6: a pair's spread is ~0.3
+    assert all(50 < lv["pairs"] < 2000 for lv in cfg["levels"])
+
+
+def test_the_rounds_read_back_and_replay_the_same(precise, tmp_path):
+    """RUN reads the rounds; the same command in a new folder on two workers, the same."""
+    out, doc = precise
+    assert as_json(invoke("skill", str(out), "--json")) == doc
+    again = as_json(invoke(*PRECISE, "--out", str(tmp_path / "again"), "--workers", "2"))
+    assert again == doc
+
+
+def test_the_cap_stops_it_and_says_so(tmp_path):
+    """±0.5 pts is far out of reach: round 1 plays 40 pairs, round 2 the 60 left to 100."""
+    result = invoke(*CAPPED, "--out", str(tmp_path / "run"), "--workers", "1")
+    doc = as_json(result)
+    (cfg,) = doc["configs"]
+    assert [lv["pairs"] for lv in cfg["levels"]] == [100, 100]
+    assert "warning: stopped at --max-pairs 100: random ±" in result.stderr
+    assert not (tmp_path / "run" / "round-3").exists()
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("--precision", "0"), "--precision must be between 0 and 50"),
+        (("--precision", "-1"), "--precision must be between 0 and 50"),
+        (("--precision", "nan"), "--precision must be between 0 and 50"),
+        (("--max-pairs", "500"), "give --precision"),
+        (("--precision", "1", "--pairs", "500", "--max-pairs", "100"), "below --pairs"),
+    ],
+)
+def test_bad_values_are_one_line_and_exit_2(args, words):
+    result = invoke("skill", "--players", "random,greedy", *args)
+    line = assert_clean_failure(result)
+    assert result.exit_code == 2, result.output
+    assert words in line
+
+
+def test_precision_with_a_run_is_a_usage_error(precise):
+    result = invoke("skill", str(precise[0]), "--precision", "1")
+    assert result.exit_code == 2 and "RUN reads" in assert_clean_failure(result)
+
+
+def test_a_folder_played_to_another_precision_is_refused(precise):
+    out, _ = precise
+    result = invoke("skill", "--players", "random,greedy", "--pairs", "50", "--precision",
+                    "5", "--max-pairs", "2000", "--out", str(out), "-q")  # fmt: skip
+    assert result.exit_code == 1 and "write these elsewhere" in assert_clean_failure(result)
