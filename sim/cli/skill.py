@@ -299,7 +299,7 @@ def _play_rounds(config, ladder: list[str], target, seed: int, out, options, qui
     from sim.cli import rounds
 
     plan = _plan(config, ladder_cells(ladder), target.first, seed)
-    out = out or Path("runs") / f"skill-{plan.run_id}-precision-{target.points:g}"
+    out = out or Path("runs") / f"skill-{plan.run_id}-precision-{target.points:g}-max-{target.cap}"
     try:
         rounds.write_target(out, target)
     except (OSError, ValueError) as exc:

@@ -95,3 +95,22 @@ def test_a_folder_played_to_another_precision_is_refused(precise):
     result = invoke("skill", "--players", "random,greedy", "--pairs", "50", "--precision",
                     "5", "--max-pairs", "2000", "--out", str(out), "-q")  # fmt: skip
     assert result.exit_code == 1 and "write these elsewhere" in assert_clean_failure(result)
+
+
+def test_round_sizes_and_seeds_by_hand():
+    """After 100 pairs: a level already within ±P still gets the least round, half again
+    (50 pairs: 10% past 100 is only 10 more); a far one gets what is left to the cap; round
+    1 plays on the master seed, later rounds on others, the same every time."""
+    from sim.cli.rounds import Precision, next_pairs, round_seed
+    from sim.stats import Tally
+
+    def coin(units: int, heads: int) -> Tally:
+        return Tally(units, heads, units, heads, units, heads)
+
+    target = Precision(points=20.0, first=100, cap=1000)
+    assert target.plan == 316  # sqrt(100 * 1000) = 316.2
+    assert next_pairs({("c", "x"): (coin(100, 50), 30.0)}, 100, target) == 50
+    tight = Precision(points=0.5, first=100, cap=1000)
+    assert next_pairs({("c", "x"): (coin(100, 50), 15.0)}, 100, tight) == 900
+    assert round_seed(7, 1) == 7
+    assert round_seed(7, 2) == round_seed(7, 2) not in (7, round_seed(7, 3), round_seed(8, 2))

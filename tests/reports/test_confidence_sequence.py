@@ -103,3 +103,16 @@ def test_pairs_to_precision_finds_the_first_size_that_is_enough() -> None:
     n = pairs_to_precision(coin(100, 50), 5.0, plan=100)
     lo, hi = confidence_sequence(coin(n, n // 2), plan=100)
     assert 50 * (hi - lo) <= 5.0 * (1 + 1e-3)  # at n the same spread gives ±5
+
+
+def test_a_levels_verdict_reads_the_sequence_when_there_is_a_plan() -> None:
+    """540 of 1,000: Wilson's interval is about 54.0 ± 3.1%, so +0.9 pts at its low end,
+    beyond a ±0.5 margin: favours. The sequence is about 1.55 times as wide (±4.8), so its
+    low end is below 50%: inconclusive, with the more pairs it would take."""
+    from reports.skill import level
+
+    t = coin(1000, 540)
+    assert level("x", t, margin=0.5).verdict.kind == "favours"
+    tuned = level("x", t, margin=0.5, plan=1000)
+    assert tuned.verdict.kind == "inconclusive" and tuned.verdict.more > 0
+    assert tuned.first_seat.low < 0.5 < 0.54 < tuned.first_seat.high
