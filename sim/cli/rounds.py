@@ -1,19 +1,27 @@
-"""`sim skill --precision P`: play in rounds until every level's first-seat interval is at
-most ±P points, or each level has --max-pairs pairs.
+"""`sim skill --precision P` (and `sim league`): play in rounds until every level's
+first-seat interval (every pairing's score) is at most ±P points, or --max-pairs pairs.
 
 The interval is the confidence sequence (sim.stats), valid at every stopping time, so
 stopping once it is narrow enough keeps its 95%. Each round is a run folder of its own
 (OUT/round-K) with its own seed (round 1 the master seed, later rounds derived from it and
 K), played through the runner: rerunning the same command finds every finished round,
 replays nothing, and makes the same decisions, so the results depend on the seed alone.
-OUT/rounds.json records the precision, so `sim skill OUT` reads the rounds back."""
+OUT/rounds.json records the precision, so `sim skill OUT` (`sim league OUT`) reads the rounds
+back. Only the cells still too wide play again, all the same pairs in a round."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from sim.stats import Tally
 
 ROUNDS_FILE = "rounds.json"
 GROWTH = 0.5
@@ -51,36 +59,59 @@ def round_seed(seed: int, k: int) -> int:
     return int(np.random.SeedSequence([seed, k]).generate_state(1, np.uint64)[0])
 
 
-def widths(by_config: dict[str, dict], ladder: list[str], plan: int) -> dict[tuple, tuple]:
-    """Each (config, level): its first-seat tally and the half width of its confidence
-    sequence in points."""
+Quantity = Callable[[str, "np.ndarray"], "Tally | None"]
+"""quantity(match-up, pair table): the tally whose interval must reach ±P, or None for a
+cell that does not count (a rung of the skill ladder)."""
+
+
+def self_play(ladder: list[str]) -> Quantity:
+    """sim skill's quantity: each ladder level's first seat in its self-play."""
     from reports.league import cell_players
     from reports.ratings import first_seat_tally
+
+    def first_seat(matchup: str, table):
+        a, b = cell_players(matchup)
+        return first_seat_tally(table) if a == b and a in ladder else None
+
+    return first_seat
+
+
+def pairings(matchup: str, table):
+    """sim league's quantity: A's score in each pairing of two strategies."""
+    from reports.league import cell_players
+    from reports.ratings import score_tally
+
+    a, b = cell_players(matchup)
+    return score_tally(table) if a != b else None
+
+
+def widths(by_config: dict[str, dict], quantity: Quantity, plan: int) -> dict[tuple, tuple]:
+    """Each (config, match-up) that counts: its tally and the half width of its confidence
+    sequence in points."""
     from sim.stats import confidence_sequence
 
     out = {}
     for config, cells in by_config.items():
         for matchup, table in cells.items():
-            a, b = cell_players(matchup)
-            if a == b and a in ladder:
-                t = first_seat_tally(table)
+            t = quantity(matchup, table)
+            if t is not None:
                 lo, hi = confidence_sequence(t, plan)
-                out[(config, a)] = t, 50 * (hi - lo) if t.units >= 2 else math.inf
+                out[(config, matchup)] = t, 50 * (hi - lo) if t.units >= 2 else math.inf
     return out
 
 
-def open_levels(by_config: dict, ladder: list[str], target: Precision) -> dict[tuple, tuple]:
-    """The (config, level)s whose interval is still wider than ±P."""
+def open_cells(by_config: dict, quantity: Quantity, target: Precision) -> dict[tuple, tuple]:
+    """The (config, match-up)s whose interval is still wider than ±P."""
     return {
         key: (t, half)
-        for key, (t, half) in widths(by_config, ladder, target.plan).items()
+        for key, (t, half) in widths(by_config, quantity, target.plan).items()
         if half > target.points
     }
 
 
 def next_pairs(open_: dict[tuple, tuple], played: int, target: Precision) -> int:
-    """The pairs the next round plays in each open level's self-play: enough for the
-    widest by today's spread (AIM past it), at least GROWTH of those played, within the cap."""
+    """The pairs the next round plays in each open cell: enough for the widest by today's
+    spread (AIM past it), at least GROWTH of those played, within the cap."""
     from reports.skill import pairs_to_precision
 
     needed = max(
@@ -136,8 +167,13 @@ def write_target(out: Path, target: Precision) -> None:
 
 
 def open_text(open_: dict[tuple, tuple]) -> str:
-    """'greedy ±1.4, heuristic ±1.2 pts' (each level's widest over the configs)."""
+    """'greedy ±1.4, heuristic ±1.2 pts': each open cell (a level by its name) at its widest
+    over the configs."""
+    from reports.league import cell_players
+
     widest: dict[str, float] = {}
-    for (_, player), (_, half) in open_.items():
-        widest[player] = max(widest.get(player, 0.0), half)
+    for (_, matchup), (_, half) in open_.items():
+        a, b = cell_players(matchup)
+        label = a if a == b else matchup
+        widest[label] = max(widest.get(label, 0.0), half)
     return ", ".join(f"{p} ±{h:.2f}" for p, h in widest.items()) + " pts"

@@ -39,6 +39,19 @@ Pairs = Annotated[
     int, typer.Option(help="Seat-swapped pairs (two games on one deal) per cell", min=1)
 ]
 Out = Annotated[Path | None, typer.Option(help="Run folder \\[default: runs/COMMAND-RUNID]")]
+MaxPairs = Annotated[
+    int | None,
+    typer.Option(help="With --precision: the most pairs any cell plays \\[default: 50000]"),
+]
+
+
+def _precision_option(what: str):
+    """--precision PTS, its help naming what must reach ±PTS."""
+    return typer.Option(
+        metavar="PTS",
+        help=f"Play in rounds until {what} is at most ±PTS points (an anytime interval, so "
+        "stopping keeps its 95%); --pairs is the first round",
+    )
 
 
 def league(
@@ -48,6 +61,8 @@ def league(
         str | None, typer.Option(metavar="A,B,C", help="The pool, two or more strategies")
     ] = None,
     pairs: Pairs = 1000,
+    precision: Annotated[float | None, _precision_option("every pairing's score interval")] = None,
+    max_pairs: MaxPairs = None,
     seed: Seed = 0,
     out: Out = None,
     workers: Workers = None,
@@ -66,30 +81,35 @@ def league(
     Rerun the same command to continue an interrupted league.
     """
     from reports import league as lg
+    from sim.cli import rounds
 
     one_format(as_json=as_json, csv=csv)
+    target = _target(precision, max_pairs, pairs, run)
+    pool = None
     if run is None:
         pool = _pool(players, "--players")
         matchups = [f"{a},{b}" for i, a in enumerate(pool) for b in pool[i + 1 :]]
         options = _options(workers, backend, scheduler, overwrite)
-        folder = _play(
-            "league", config, matchups, pairs, seed, out, options, quiet, decision_timeout
-        )
+        by_config, where = _play_any(
+            "league", config, matchups, rounds.pairings, target, pairs, seed, out, options,
+            quiet, decision_timeout,
+        )  # fmt: skip
     else:
         _only_run(players, config, out)
-        folder, pool = _open(run), None
-    tables = _tables(folder)
+        by_config, target, where = _read_run(run)
+    plan = None if target is None else target.plan
     results = []
-    for name, cells in _configs(folder, tables).items():
+    for name, cells in by_config.items():
         names = pool or _players_of(cells)
         if len(names) < 2:
-            fail(f"{folder.path}: config {name} holds fewer than two strategies")
+            fail(f"{where}: config {name} holds fewer than two strategies")
         try:
-            results.append(lg.league(name, names, cells))
+            results.append(lg.league(name, names, cells, plan))
         except ValueError as exc:
-            fail(f"{folder.path}: {exc}")
+            fail(f"{where}: {exc}")
     if as_json or csv:
-        _echo("league", [lg.to_json(g) for g in results], "ratings" if csv else None)
+        extra = {} if target is None else {"precision": target.to_json() | {"plan": plan}}
+        _echo("league", [lg.to_json(g) for g in results], "ratings" if csv else None, extra)
         return
     from reports import present
 
@@ -114,18 +134,9 @@ def skill(
     ] = None,
     pairs: Pairs = 1000,
     precision: Annotated[
-        float | None,
-        typer.Option(
-            metavar="PTS",
-            help="Play in rounds until every level's first-seat interval is at most ±PTS "
-            "points (an anytime interval, so stopping keeps its 95%); --pairs is the first "
-            "round",
-        ),
+        float | None, _precision_option("every level's first-seat interval")
     ] = None,
-    max_pairs: Annotated[
-        int | None,
-        typer.Option(help="With --precision: the most pairs any level plays \\[default: 50000]"),
-    ] = None,
+    max_pairs: MaxPairs = None,
     seed: Seed = 0,
     out: Out = None,
     margin: Margin = 1.0,
@@ -146,6 +157,7 @@ def skill(
     Rerun the same command to continue an interrupted profile.
     """
     from reports import skill as sk
+    from sim.cli import rounds
     from sim.cli.runs import checked_margin
 
     checked_margin(margin)
@@ -155,19 +167,13 @@ def skill(
     if run is None:
         ladder = _pool(players or ",".join(sk.LADDER), "--players")
         options = _options(workers, backend, scheduler, overwrite)
-        if target is None:
-            cells = sk.ladder_cells(ladder)
-            folder = _play(
-                "skill", config, cells, pairs, seed, out, options, quiet, decision_timeout
-            )
-            by_config, where = _configs(folder, _tables(folder)), folder.path
-        else:
-            by_config, where = _play_rounds(
-                config, ladder, target, seed, out, options, quiet, decision_timeout
-            )
+        by_config, where = _play_any(
+            "skill", config, sk.ladder_cells(ladder), rounds.self_play(ladder), target, pairs,
+            seed, out, options, quiet, decision_timeout,
+        )  # fmt: skip
     else:
         _only_run(players, config, out)
-        by_config, target, where = _read_skill_run(run)
+        by_config, target, where = _read_run(run)
     plan = None if target is None else target.plan
     results = []
     for name, cells in by_config.items():
@@ -208,7 +214,7 @@ def _target(precision, max_pairs, pairs: int, run):
     return Precision(precision, pairs, cap)
 
 
-def _read_skill_run(run: Path):
+def _read_run(run: Path):
     """A run folder's cells, or a folder of --precision rounds summed, with its target."""
     from sim.cli import rounds
 
@@ -292,14 +298,26 @@ def _play_plan(plan, folder: Path, options, quiet: bool, decision_timeout: float
     return _open(folder)
 
 
-def _play_rounds(config, ladder: list[str], target, seed: int, out, options, quiet, timeout):
-    """Play the ladder in rounds (sim/cli/rounds.py) until every level's first seat is
-    within ±P or at the cap; each config's summed pair tables by match-up, and the folder."""
-    from reports.skill import ladder_cells
+def _play_any(command, config, cells, quantity, target, pairs, seed, out, options, quiet,
+              timeout):  # fmt: skip
+    """The cells played once (pairs pairs each), or in rounds to the target; each config's
+    pair tables by match-up, and where they are."""
+    if target is None:
+        folder = _play(command, config, cells, pairs, seed, out, options, quiet, timeout)
+        return _configs(folder, _tables(folder)), folder.path
+    return _play_rounds(command, config, cells, quantity, target, seed, out, options, quiet,
+                        timeout)  # fmt: skip
+
+
+def _play_rounds(command, config, cells, quantity, target, seed, out, options, quiet, timeout):
+    """Play the cells in rounds (sim/cli/rounds.py) until every cell that counts
+    (quantity) is within ±P or at the cap; each config's summed pair tables by match-up,
+    and the folder."""
     from sim.cli import rounds
 
-    plan = _plan(config, ladder_cells(ladder), target.first, seed)
-    out = out or Path("runs") / f"skill-{plan.run_id}-precision-{target.points:g}-max-{target.cap}"
+    plan = _plan(config, cells, target.first, seed)
+    name = f"{command}-{plan.run_id}-precision-{target.points:g}-max-{target.cap}"
+    out = out or Path("runs") / name
     try:
         rounds.write_target(out, target)
     except (OSError, ValueError) as exc:
@@ -309,13 +327,13 @@ def _play_rounds(config, ladder: list[str], target, seed: int, out, options, qui
     totals, played, k = _tables(first), plan.games // 2, 1
     while True:
         by_config = _configs(first, totals)
-        wide = rounds.open_levels(by_config, ladder, target)
+        wide = rounds.open_cells(by_config, quantity, target)
         if not wide or played >= target.cap:
             break
         k += 1
         more = rounds.next_pairs(wide, played, target)
-        players = sorted({p for _, p in wide}, key=ladder.index)
-        plan = _plan(config, [f"{p},{p}" for p in players], more, rounds.round_seed(seed, k))
+        matchups = list(dict.fromkeys(m for _, m in wide))
+        plan = _plan(config, matchups, more, rounds.round_seed(seed, k))
         head = f"round {k}: {rounds.open_text(wide)} now, ±{target.points:g} wanted: "
         folder = _play_plan(plan, out / f"round-{k}", options, quiet, timeout, head)
         totals, played = rounds.added(totals, _tables(folder)), played + more

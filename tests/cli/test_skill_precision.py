@@ -143,3 +143,19 @@ def test_the_interval_a_precision_run_stops_on_covers_the_truth():
         rounds.append(k)
     assert missed / 2000 <= 0.05 + 0.01
     assert max(rounds) > 1  # it did stop on data it chose to look at
+
+
+def test_a_league_plays_rounds_until_every_pairing_is_within_the_precision(tmp_path):
+    """--precision on sim league: every pairing's score (a confidence sequence) within
+    ±10 points; 40 pairs cannot give that (a pair's score spreads ~0.3), so it played on;
+    RUN reads the rounds back the same."""
+    out = tmp_path / "league"
+    args = ("league", "--players", "random,greedy,heuristic", "--pairs", "40", "--precision",
+            "10", "--max-pairs", "1000", "--json", "-q")  # fmt: skip
+    doc = as_json(invoke(*args, "--out", str(out), "--workers", "1"))
+    (cfg,) = doc["configs"]
+    assert cfg["interval"] == "95% confidence sequence"
+    assert doc["precision"]["precision"] == 10.0
+    assert all(50 * (row["hi"] - row["lo"]) <= 10 for row in cfg["crosstable"])
+    assert max(row["pairs"] for row in cfg["crosstable"]) > 40
+    assert as_json(invoke("league", str(out), "--json")) == doc
