@@ -48,7 +48,7 @@ def run(
     overlay: `--set` items (["rules.run_capacity=5"]) applied to every config.
     Rerunning the same call continues an interrupted run. PlanError / RunError on mistakes."""
     from sim.runner.plan import make_plan
-    from sim.runner.run import RunOptions, compile_first, execute
+    from sim.runner.run import RunOptions, execute
 
     _check_main_guard()
     plan = make_plan(
@@ -57,8 +57,8 @@ def run(
     if per_game_cards:
         plan = replace(plan, per_game_cards=True)
     report = _print_progress if progress else None
-    compile_first(plan, _print_compiling if progress else lambda what: None)
-    execute(plan, Path(out), RunOptions(workers, overwrite=overwrite), progress=report)
+    note = _print_compiling if progress else None
+    execute(plan, Path(out), RunOptions(workers, overwrite=overwrite), report, note=note)
     return open_run(out)
 
 

@@ -8,8 +8,14 @@ from __future__ import annotations
 import importlib
 
 
+def main() -> None:
+    """The `sim` command. The application loads only when called: a run's worker processes
+    import the `sim` script again, and would otherwise load the whole command line."""
+    importlib.import_module("sim.cli.application").main()
+
+
 def __getattr__(name: str):
-    """sim.cli.app and sim.cli.main, from sim.cli.application on first use."""
-    if name not in ("app", "main"):
+    """sim.cli.app, from sim.cli.application on first use."""
+    if name != "app":
         raise AttributeError(name)
-    return getattr(importlib.import_module("sim.cli.application"), name)
+    return importlib.import_module("sim.cli.application").app

@@ -176,7 +176,6 @@ def play_plan(plan, out: Path, options, quiet: bool, decision_timeout: float):
     from sim.players.guard import timeout
     from sim.runner.run import RunError
 
-    _compile_first(plan, quiet)
     try:
         with timeout(decision_timeout):  # the workers, started inside, inherit it
             return _run_with_progress(plan, out, options, quiet)
@@ -255,15 +254,14 @@ def _start_line(plan, out: Path) -> str:
     )
 
 
-def _compile_first(plan, quiet: bool) -> None:
-    """The runner's compile_first, its notes on stderr unless quiet."""
-    from sim.runner.run import compile_first
+def _compiling(quiet: bool):
+    """The runner's note before a compile: a line on stderr unless quiet."""
 
     def note(what: str) -> None:
         if not quiet:
             typer.echo(f"compiling {what}, first run only", err=True)
 
-    compile_first(plan, note)
+    return note
 
 
 def _run_with_progress(plan, out: Path, options, quiet: bool):
@@ -271,7 +269,7 @@ def _run_with_progress(plan, out: Path, options, quiet: bool):
     from sim.runner.run import execute
 
     if quiet:
-        return execute(plan, out, options)
+        return execute(plan, out, options, note=_compiling(quiet))
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -303,7 +301,7 @@ def _run_with_progress(plan, out: Path, options, quiet: bool):
             rate = f"{(done - start['done']) / elapsed:,.0f}" if elapsed > 0 else "-"
             bar.update(task, completed=done, rate=rate)
 
-        return execute(plan, out, options, progress=update)
+        return execute(plan, out, options, progress=update, note=_compiling(quiet))
 
 
 def solo(

@@ -25,8 +25,11 @@ class WorkerFailed(RuntimeError):
     """A chunk failed in a way a retry will not fix (or kept killing its worker)."""
 
 
-def _worker_loop(conn, play) -> None:
+def _worker_loop(conn, play, warm) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
+    if warm is not None:
+        with suppress(Exception):  # only a head start: a real fault shows in the first chunk
+            warm()
     try:
         while (task := conn.recv()) is not None:
             try:
@@ -48,9 +51,9 @@ def _worker_loop(conn, play) -> None:
 class _Worker:
     """A worker process and its pipe; the parent always knows which chunk it holds."""
 
-    def __init__(self, ctx, play):
+    def __init__(self, ctx, play, warm=None):
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_loop, args=(child, play), daemon=True)
+        self.proc = ctx.Process(target=_worker_loop, args=(child, play, warm), daemon=True)
         self.proc.start()
         child.close()  # so the parent's end reads as closed once the worker dies
         self.chunk: str | None = None
@@ -83,15 +86,17 @@ def run_local(
     workers: int,
     on_done: Callable[[Done], None],
     play: Callable[[Task], Done] = play_chunk,
+    warm: Callable[[], None] | None = None,
 ) -> None:
     """Play every task on `workers` processes, calling on_done in the parent as each ends.
 
     The workers are started before `tasks` is read, so whatever making the tasks costs
-    the parent (a generator may do its work there) overlaps their start-up."""
+    the parent (a generator may do its work there) overlaps their start-up; each calls
+    warm() first, if given, to load what its first task needs."""
     ctx = mp.get_context("spawn")  # no fork: the parent may hold threads (progress, polars)
     pool: list[_Worker] = []
     try:
-        pool += [_Worker(ctx, play) for _ in range(workers)]
+        pool += [_Worker(ctx, play, warm) for _ in range(workers)]
         pending = {task.chunk.name: task for task in tasks}
         todo = list(pending)
         attempts = dict.fromkeys(pending, 0)
@@ -108,7 +113,7 @@ def run_local(
                     pool.remove(worker)
                     _retry(worker.chunk, todo, attempts)
                     worker.stop()
-                    pool.append(_Worker(ctx, play))
+                    pool.append(_Worker(ctx, play, warm))
                     continue
                 kind, payload = reply
                 if kind == "error":

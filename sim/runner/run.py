@@ -16,14 +16,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from sim.model.config import Config
 from sim.model.documents import parse_json
-from sim.runner.plan import RunPlan
+from sim.runner.plan import Chunk, RunPlan
 from sim.runner.provenance import sim_version
-from sim.runner.worker import Done, Task
+from sim.runner.worker import Done, Task, warm
 from sim.store import layout, lock
 from sim.store.seeds import SCHEME, cell_key
 
@@ -59,9 +60,11 @@ def execute(
     options: RunOptions = RunOptions(),
     progress: Callable[[int, int], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Play the plan into out, holding its lock; `progress(done, total)` is called as games
-    finish, `warn(message)` for parts set aside (default: a `warning:` line on stderr)."""
+    finish, `warn(message)` for parts set aside (default: a `warning:` line on stderr),
+    `note(what)` before something is compiled (compile_first, while the workers start)."""
     with ExitStack() as stack:
         try:
             stack.enter_context(lock.hold(out))
@@ -69,17 +72,17 @@ def execute(
             raise RunError(str(exc)) from None
         except OSError as exc:
             raise RunError(f"cannot write to {out}: {exc.strerror or exc}") from None
-        return _locked(plan, out, options, progress, warn)
+        return _locked(plan, out, options, progress, warn, note or (lambda what: None))
 
 
-def _locked(plan, out, options: RunOptions, progress, warn) -> RunResult:
+def _locked(plan, out, options: RunOptions, progress, warn, note) -> RunResult:
     """execute, once the folder is ours: the manifest says `failed` and why if it stops."""
     started = time.perf_counter()
     manifest = _prepare(plan, out, options.overwrite, warn or _warn_on_stderr)
     chunks = plan.chunks()
     todo = [c for c in chunks if manifest["chunks"][c.name]["status"] != "done"]
     skipped = sum(c.stop - c.start for c in chunks) - sum(c.stop - c.start for c in todo)
-    tasks = _tasks(plan, out, todo)
+    tasks = _compiled_then(plan, note, _tasks(plan, out, todo))
     state = {"done": skipped, "last_write": 0.0}
     counts: dict[str, dict] = {}  # chunk name -> its summary counts, as chunks finish
     if progress:
@@ -103,7 +106,7 @@ def _locked(plan, out, options: RunOptions, progress, warn) -> RunResult:
 
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        _dispatch(tasks, len(todo), options, on_done)
+        _dispatch(tasks, len(todo), options, on_done, partial(warm, _firsts(todo)))
         _finish(manifest, out, chunks, counts)
     except KeyboardInterrupt:
         _stopped(manifest, out, "interrupted")
@@ -140,6 +143,23 @@ def _tasks(plan: RunPlan, out: Path, todo: list) -> Iterator[Task]:
     for c in todo:
         key, cards = keys[c.cell.index], plan.per_game_cards
         yield Task(str(out), run_id, c, key, c.cell.swap, source, schemas, cards)
+
+
+def _compiled_then(plan: RunPlan, note, tasks: Iterator[Task]) -> Iterator[Task]:
+    """tasks, once compile_first has run: the local backend asks for the first task after
+    starting its workers, so a warm cache's check overlaps their start-up. The summaries'
+    imports come here too, rather than in the wait at the end."""
+    compile_first(plan, note)
+    yield from tasks
+    from sim.store import summaries  # noqa: F401
+
+
+def _firsts(todo: list) -> list:
+    """The first chunk to play of each cell: what a worker warms up for."""
+    firsts: dict[int, Chunk] = {}
+    for chunk in todo:
+        firsts.setdefault(chunk.cell.index, chunk)
+    return list(firsts.values())
 
 
 def compile_first(plan: RunPlan, note: Callable[[str], None]) -> None:
@@ -212,13 +232,14 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _dispatch(tasks, count: int, options: RunOptions, on_done) -> None:
-    """Play the `count` tasks on the options' backend."""
+def _dispatch(tasks, count: int, options: RunOptions, on_done, warm=None) -> None:
+    """Play the `count` tasks on the options' backend; a local worker first calls warm()."""
     if options.backend == "local":
         from sim.runner.local import run_local
 
         if count:
-            run_local(tasks, min(options.workers or os.cpu_count() or 1, count), on_done)
+            workers = min(options.workers or os.cpu_count() or 1, count)
+            run_local(tasks, workers, on_done, warm=warm)
     elif options.backend == "dask":
         from sim.runner.dask_backend import run_dask
 

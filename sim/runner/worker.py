@@ -129,13 +129,46 @@ def record_blank(task: Task) -> None:
     _recorded(task, *result_buffers(games), swapped)
 
 
+def warm(chunks: list[Chunk]) -> None:
+    """Load what these chunks will need from the cache while the parent still prepares the
+    run: the compiled loop of each chunk's match-up and the part writer. Loads only, never a
+    compile: what is not cached yet the parent compiles meanwhile, and the first chunk loads."""
+    import tempfile
+
+    from sim.engine.jit import cached
+    from sim.play.batch import game_loop, prepare
+
+    loaded = set()
+    for chunk in chunks:
+        config, players = chunk.cell.config, chunk.cell.players
+        if not players.compiled:
+            continue
+        level, codes = players.cpu_level(config.rules.cpu_level), players.policy_codes()
+        loop = game_loop(codes, level)
+        if loop not in loaded and cached(loop):
+            prepare(config, codes, players.budgets(), level)
+            loaded.add(loop)
+    if chunks and kernels_cached():
+        from sim.store.layout import TABLES
+
+        with tempfile.TemporaryDirectory(prefix="sim-warm-") as folder:
+            schemas = dict.fromkeys(TABLES, b"")  # the blank parts are thrown away
+            record_blank(Task(folder, "warm", chunks[0], 0, chunks[0].cell.swap, "", schemas))
+
+
 def kernels_cached() -> bool:
     """Whether the compiled kernels every chunk's writing runs are on disk (a load in each
     worker, not a compile)."""
     from sim.engine.jit import cached
     from sim.store import parquet, tables
 
-    used = (tables._transpose, tables._card_tally, tables._tally, parquet._hybrid_into)
+    used = (
+        tables._transpose,
+        tables._card_tally,
+        tables._tally,
+        parquet._hybrid_into,
+        parquet._used,
+    )
     return all(cached(kernel) for kernel in used)
 
 

@@ -148,7 +148,7 @@ def test_only_the_functions_marked_inlined_are_forced_inline():
 
 REPORT_SIGNATURES = """
 import numpy as np
-from sim.play import compiled
+from sim.play import calls, compiled
 from sim.model import config
 from sim.engine import cpu
 from sim.play.batch import play_matchup
@@ -159,6 +159,7 @@ play_matchup(config.load("base"), matchup(A, "random"), np.arange(3, dtype=np.ui
 functions = {f.__name__: f for tier in compiled.TIERS for f in tier[1:]}
 functions.update(greedy=greedy.greedy_turn, heuristic=heuristic.heuristic_turn,
                  mc=mc.mc_turn, ismcts=ismcts.ismcts_turn, cpu=cpu.cpu_turn)
+functions.update({f.__name__: f for f in calls._SEATS.values()})
 print(sorted(name for name, f in functions.items() if f.signatures))
 """
 
@@ -171,9 +172,11 @@ def test_a_greedy_run_compiles_or_loads_only_the_greedy_loop():
 
 
 def test_a_python_strategy_against_greedy_compiles_greedy_alone():
-    """The Python loop calls the seated policy's own turn, not the full dispatch: no loop
-    and no other player is compiled."""
-    assert compiled_by('"tests/strategies_for_tests.py:First", "greedy"') == "['greedy']"
+    """The Python loop calls the seated policy's own turn (calls.greedy_seat), not the full
+    dispatch: no loop and no other player is compiled. greedy_turn itself has a signature
+    only when the seat's entry was compiled rather than loaded from the cache."""
+    reached = compiled_by('"tests/strategies_for_tests.py:First", "greedy"')
+    assert reached in ("['greedy_seat']", "['greedy', 'greedy_seat']"), reached
 
 
 def compiled_by(players: str) -> str:
@@ -245,3 +248,38 @@ def in_the_full_loop(config, seeds, swapped, level, codes, limits):
     seats = engine_seats(codes, limits)
     play_games(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards)
     return out, cards
+
+
+WARM = """
+from sim.play import compiled
+from sim.runner.plan import make_plan
+from sim.runner.worker import warm
+from sim.store import tables
+
+warm([make_plan(["base"], ["greedy,random"], 4, 0).chunks()[0]])
+print(bool(compiled.play_greedy_games.signatures), bool(tables._card_tally.signatures))
+"""
+
+
+def warmed(cache: Path | None) -> str:
+    """What a worker's warm-up left loaded in a fresh process: the chunk's loop, the writer."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    done = subprocess.run(
+        [sys.executable, "-c", WARM], env=env, capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_worker_warms_up_from_the_cache_and_never_compiles(tmp_path):
+    """On the engine's own cache (warm after a greedy run) the loop and the writer are
+    loaded; on an empty cache nothing is compiled: the parent does that, once."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    run = ["run", "--players", "greedy,random", "--games", "4", "--out", str(tmp_path / "run")]
+    subprocess.run([sys.executable, "-m", "sim", *run], env=env, check=True, cwd=ROOT)
+    assert warmed(None) == "True True"
+    assert warmed(tmp_path / "empty") == "False False"
