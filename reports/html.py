@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 
 from reports import plots, present
+from reports.html_skill import skill_section
 from reports.render import render
 from reports.stats import Difference, holm, rate_difference
 from reports.summary import a_score, a_won, b_won, first_score
@@ -103,6 +104,7 @@ def build_report(run: Run, margin: float = DEFAULT_MARGIN) -> str:
         title=f"One Zero One run report {run_id}",
         overview=overview(run),
         winrates=winrate_section(run, margin),
+        skill=skill_section(run.folder, margin),
         distributions=distribution_section(run),
         lines=line_control_section(run),
         cards=card_section(run),

@@ -13,7 +13,7 @@ import polars as pl
 from reports import ratings
 from reports.summary import a_won
 from sim.players.specs import read_matchup
-from sim.stats import Estimate, rate
+from sim.stats import Estimate, rate, sequential_rate
 from sim.store.folder import RunFolder, RunFolderError
 
 Tables = dict[tuple[str, str], np.ndarray]
@@ -22,12 +22,32 @@ Tables = dict[tuple[str, str], np.ndarray]
 
 def pair_tables(run: RunFolder) -> Tables:
     """Every cell's pair table from the games parts: per pair A's half points as the first
-    and as the second seat, counted; RunFolderError when the run did not swap seats."""
+    and as the second seat, counted; RunFolderError when the run did not swap seats. A part
+    at a time (a pair never straddles two parts), so memory stays bounded at any run size."""
+    from reports.tally import read_parts
+
+    tables: Tables = {}
+    parts = list(run.parts)
+    names = pl.scan_parquet(parts[:1]).collect_schema().names() if parts else []
+    columns = [c for c in ("config", "matchup", "swapped", "pair", "winner") if c in names]
+    for _, frame in read_parts(parts, columns):  # a part without `pair` gets a null one
+        if frame["pair"].null_count():
+            raise RunFolderError(
+                f"{run.path}: the run did not swap seats; a skill profile and a "
+                "league need seat-swapped pairs (sim run without --no-swap)"
+            )
+        for config, matchup, first, second, n in _counted(frame.lazy()).iter_rows():
+            t = tables.setdefault((config, matchup), np.zeros((3, 3), dtype=np.int64))
+            t[first, second] += n
+    return tables
+
+
+def _counted(games: pl.LazyFrame) -> pl.DataFrame:
+    """(config, match-up, A's half points first, second, pairs) over the complete pairs."""
     half = 2 * a_won().cast(pl.Int64) + (pl.col("winner") == "draw").cast(pl.Int64)
     text = [pl.col(c).cast(pl.String) for c in ("config", "matchup")]
     per_pair = (
-        run.scan()
-        .select(*text, "swapped", "pair", half.alias("h"))
+        games.select(*text, "swapped", "pair", half.alias("h"))
         .group_by("config", "matchup", "pair")
         .agg(
             pl.col("h").filter(~pl.col("swapped")).first().alias("first"),
@@ -35,22 +55,12 @@ def pair_tables(run: RunFolder) -> Tables:
             pl.len().alias("games"),
         )
     )
-    counted = (
+    return (
         per_pair.filter(pl.col("games") == 2)
         .group_by("config", "matchup", "first", "second")
         .agg(pl.len().alias("n"))
         .collect()
     )
-    if run.scan().select(pl.col("pair").null_count()).collect().item():
-        raise RunFolderError(
-            f"{run.path}: the run did not swap seats; a skill profile and a "
-            "league need seat-swapped pairs (sim run without --no-swap)"
-        )
-    tables: Tables = {}
-    for config, matchup, first, second, n in counted.iter_rows():
-        t = tables.setdefault((config, matchup), np.zeros((3, 3), dtype=np.int64))
-        t[first, second] += n
-    return tables
 
 
 def cell_players(matchup: str) -> tuple[str, str]:
@@ -64,13 +74,17 @@ def flipped(e: Estimate) -> Estimate:
     return Estimate(1 - e.value, 1 - e.high, 1 - e.low, e.units, e.games, e.unit, e.n_eff)
 
 
-def scores(tables: dict[str, np.ndarray]) -> dict[tuple[str, str], Estimate]:
-    """(i, j) -> i's score against j, both ways round, from one config's cells by match-up."""
+def scores(tables: dict[str, np.ndarray], plan: int | None = None) -> dict[tuple, Estimate]:
+    """(i, j) -> i's score against j, both ways round, from one config's cells by match-up;
+    with plan (`--precision`) its interval is the confidence sequence tuned for plan pairs."""
     out = {}
     for matchup, t in tables.items():
         a, b = cell_players(matchup)
         if a != b:
-            out[(a, b)] = rate(ratings.score_tally(t), "pair")
+            tally = ratings.score_tally(t)
+            out[(a, b)] = (
+                rate(tally, "pair") if plan is None else sequential_rate(tally, "pair", plan)
+            )
             out[(b, a)] = flipped(out[(a, b)])
     return out
 
@@ -86,16 +100,20 @@ class League:
     fit: ratings.Ratings | None
     problem: str | None
     dominance: ratings.Dominance
+    plan: int | None = None  # the pairs the scores' confidence sequences are tuned for, if any
 
     @property
     def pairs(self) -> int:
         return sum(e.units for (i, j), e in self.scores.items() if i < j)
 
 
-def league(config: str, players: list[str], tables: dict[str, np.ndarray]) -> League:
+def league(
+    config: str, players: list[str], tables: dict[str, np.ndarray], plan: int | None = None
+) -> League:
     """The league of players on one config's cells (by match-up); ValueError naming the
-    first pairing the cells lack."""
-    s = scores(tables)
+    first pairing the cells lack. With plan the pair scores' intervals are confidence
+    sequences (a league played to `--precision`); the Elo fit's stay fixed-sample."""
+    s = scores(tables, plan)
     k = len(players)
     for i in range(k):
         for j in range(i + 1, k):
@@ -108,7 +126,8 @@ def league(config: str, players: list[str], tables: dict[str, np.ndarray]) -> Le
         fit, problem = ratings.fit(players, cells), None
     except ratings.RatingError as exc:
         fit, problem = None, str(exc)
-    return League(config, tuple(players), s, fit, problem, ratings.dominance(players, score, low))
+    dominance = ratings.dominance(players, score, low)
+    return League(config, tuple(players), s, fit, problem, dominance, plan)
 
 
 def to_json(g: League) -> dict:
@@ -136,6 +155,7 @@ def to_json(g: League) -> dict:
         seat = {"elo": g.fit.first_seat, "lo": lo, "hi": hi}
     return {
         "config": g.config,
+        "interval": "95% confidence sequence" if g.plan else "95% Wilson",
         "players": list(g.players),
         "ratings": rated,
         "rating_problem": g.problem,
@@ -181,7 +201,8 @@ def crosstable(g: League):
     t = present.table(
         "player",
         *(str(j + 1) for j in range(k)),
-        title=f"{g.config}: row's score against column, % [95%], {g.pairs:,} pairs",
+        title=f"{g.config}: row's score against column, % "
+        f"[95%{' anytime' if g.plan else ''}], {g.pairs:,} pairs",
     )
     for i, a in enumerate(g.players):
         cells = []

@@ -94,6 +94,28 @@ def advantage_forest(
     return forest(points, xlabel, title, margin, (-1.1 * top, 1.1 * top), colours)
 
 
+def skill_profile(points: Sequence[Point], title: str, margin: float) -> Markup:
+    """First-seat advantage (points) against skill level, weakest on the left: a dot with
+    its 95% whiskers per level, joined by a line, a line at 0 and the ±margin band."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 2.8))
+    xs = list(range(len(points)))
+    ax.axhspan(-margin, margin, color=BAND, alpha=0.7, lw=0, label=f"balanced: ±{margin:g} pts")
+    ax.axhline(0, color="#1a202c", lw=0.8, ls="--")
+    ax.plot(xs, [p[1] for p in points], color=FIRST, lw=1, alpha=0.6)
+    for x, (_, value, low, high) in zip(xs, points, strict=True):
+        ax.plot([x, x], [low, high], color=FIRST, lw=2)
+        ax.plot([x], [value], "o", color=FIRST, ms=5)
+    ax.set_xticks(xs, [p[0] for p in points])
+    ax.set_xlim(-0.5, len(points) - 0.5)
+    ax.set_xlabel("skill level (weakest first; each level plays itself)")
+    ax.set_ylabel("first-seat advantage\n(pts, 95% interval)")
+    ax.set_title(title, loc="left", fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.grid(axis="y", color="#e2e8f0")
+    return _svg(fig, title)
+
+
 def histogram(
     categories: Sequence[int],
     series: dict[str, tuple[Sequence[float], str]],

@@ -10,6 +10,7 @@ the luck share pools the rungs' pairs. Every interval has the pair as its unit.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,8 +18,8 @@ import numpy as np
 from reports import ratings
 from reports.board import SEATS
 from reports.league import cell_players, flipped
-from reports.verdict import Verdict, decide
-from sim.stats import Estimate, rate
+from reports.verdict import BAND_KINDS, Verdict, against, decide
+from sim.stats import Estimate, Tally, rate, sequence_margin, sequential_rate, unit_variance
 
 LADDER = ("random", "greedy", "heuristic", "mc", "ismcts")
 """The built-in players from weakest to strongest at their default budgets."""
@@ -58,6 +59,7 @@ class Profile:
     fit: ratings.Ratings | None
     problem: str | None
     luck: Estimate | None
+    plan: int | None = None  # the pairs a level's confidence sequence is tuned for, if one
 
     def span(self) -> tuple[float, float, float] | None:
         """The top level's Elo over the weakest's (the anchor), with its interval."""
@@ -85,16 +87,23 @@ def ladder_of(matchups: list[str]) -> list[str]:
     return out
 
 
-def profile(config: str, players: list[str], tables: dict[str, np.ndarray], margin: float):
+def profile(
+    config: str,
+    players: list[str],
+    tables: dict[str, np.ndarray],
+    margin: float,
+    plan: int | None = None,
+):
     """The profile of players (weakest first) from one config's cells by match-up;
-    ValueError naming a level whose self-play the cells lack."""
+    ValueError naming a level whose self-play the cells lack. With plan (the pairs the
+    confidence sequence is tuned for) each level's interval is the confidence sequence,
+    honest for a run that stopped once it was precise enough (`--precision`)."""
     by_players = {cell_players(m): t for m, t in tables.items()}
     levels = []
     for p in players:
         if (p, p) not in by_players:
             raise ValueError(f"{config}: no self-play games of {p}")
-        t = ratings.first_seat_tally(by_players[(p, p)])
-        levels.append(Level(p, rate(t, "pair"), decide(t, "pair", margin, SEATS)))
+        levels.append(level(p, ratings.first_seat_tally(by_players[(p, p)]), margin, plan))
     rungs, played = [], []
     for weak, strong in zip(players, players[1:], strict=False):
         if (strong, weak) in by_players:
@@ -112,7 +121,45 @@ def profile(config: str, players: list[str], tables: dict[str, np.ndarray], marg
     except ratings.RatingError as exc:
         fit, problem = None, str(exc)
     luck = ratings.luck_share(played) if played else None
-    return Profile(config, levels, rungs, fit, problem, luck)
+    return Profile(config, levels, rungs, fit, problem, luck, plan)
+
+
+def level(player: str, t: Tally, margin: float, plan: int | None = None) -> Level:
+    """A level from its self-play first-seat tally: Wilson's interval and the board's
+    verdict, or with plan the confidence sequence and the verdict on it."""
+    if plan is None:
+        return Level(player, rate(t, "pair"), decide(t, "pair", margin, SEATS))
+    e = sequential_rate(t, "pair", plan)
+    m, adv = margin / 100, e.value - 0.5
+    kind = BAND_KINDS[against(e.low - 0.5, e.high - 0.5, -m, m)]
+    more = None
+    if kind == "inconclusive" and abs(abs(adv) - m) > 0:
+        more = max(pairs_to_precision(t, 100 * abs(abs(adv) - m), plan) - t.units, 1)
+    favoured = SEATS[0] if adv >= 0 else SEATS[1]
+    verdict = Verdict(kind, adv, e.low - 0.5, e.high - 0.5, m, favoured, t.units, "pair", more)
+    return Level(player, e, verdict)
+
+
+def half_width(t: Tally, units: int, plan: int, confidence: float = 0.95) -> float:
+    """The confidence sequence's half width, in points, at `units` units if the per-unit
+    spread stays what t shows."""
+    return 100 * math.sqrt(unit_variance(t)) * sequence_margin(units, plan, confidence)
+
+
+def pairs_to_precision(t: Tally, precision: float, plan: int, cap: int = 10**9) -> int:
+    """The fewest pairs (at least t's) at which the confidence sequence is at most
+    ±precision points, at t's per-pair spread; cap when even that is not enough."""
+    if t.units < 2:
+        raise ValueError("the spread needs two or more pairs")
+    if half_width(t, t.units, plan) <= precision:
+        return t.units
+    low, high = t.units, cap
+    if half_width(t, high, plan) > precision:
+        return cap
+    while high - low > 1:  # the half width falls with the units
+        mid = (low + high) // 2
+        low, high = (low, mid) if half_width(t, mid, plan) <= precision else (mid, high)
+    return high
 
 
 def trend(p: Profile, rising: str = "as skill rises") -> str:
@@ -156,6 +203,7 @@ def to_json(p: Profile) -> dict:
     return {
         "config": p.config,
         "trend": trend(p),
+        "interval": "95% confidence sequence" if p.plan else "95% Wilson",
         "levels": [
             {
                 "player": lv.player,
@@ -194,14 +242,16 @@ def level_table(p: Profile, margin: float):
     from reports import present
     from reports.league import elo_text
 
+    kind = "95% anytime intervals" if p.plan else "95% intervals"
+    units = sorted({lv.first_seat.units for lv in p.levels})
+    pairs = f"{units[0]:,}" if len(units) == 1 else f"{units[0]:,}–{units[-1]:,}"
     t = present.table(
         "level",
         "1st seat\npts",
         f"verdict\n(±{margin:.1f} pts)",
         "score vs the\nlevel below, %",
         "Elo [95%]",
-        title=f"{p.config}: skill profile, 95% intervals, "
-        f"{p.levels[0].first_seat.units:,} pairs a cell",
+        title=f"{p.config}: skill profile, {kind}, {pairs} pairs a cell",
     )
     rungs = {r.strong: r for r in p.rungs}
     for i, lv in enumerate(p.levels):

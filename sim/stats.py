@@ -187,21 +187,33 @@ def sequence_tuning(plan: int, confidence: float = 0.95) -> float:
     return (2 * log_a + math.log(1 + 2 * log_a)) / plan
 
 
+def sequence_margin(units: int, plan: int, confidence: float = 0.95) -> float:
+    """The confidence sequence's half width for units of unit variance at `units` units:
+    sqrt(2(t rho^2 + 1) / (t^2 rho^2) * log(sqrt(t rho^2 + 1) / alpha)), rho tuned for plan."""
+    rho2 = sequence_tuning(plan, confidence)
+    log_term = math.log(math.sqrt(units * rho2 + 1) / (1.0 - confidence))
+    return math.sqrt(2 * (units * rho2 + 1) / (units * units * rho2) * log_term)
+
+
+def unit_variance(t: Tally) -> float:
+    """The per-unit variance of y/z on units - 1 (Tally.variance is that of the ratio)."""
+    n = t.units
+    return t.variance() * n * n / (n - 1)
+
+
 def confidence_sequence(t: Tally, plan: int, confidence: float = 0.95) -> tuple[float, float]:
     """An anytime-valid interval for y/z: with probability `confidence` it covers the truth
     at every number of units at once, so it may be watched as units arrive and a run stopped
     when it is narrow enough. The asymptotic confidence sequence of Waudby-Smith, Arbour,
     Sinha, Kennedy & Ramdas (2021, "Time-uniform central limit theory"): ratio ± sigma *
-    sqrt(2(t rho^2 + 1) / (t^2 rho^2) * log(sqrt(t rho^2 + 1) / alpha)), t the units, sigma
-    the per-unit standard deviation (cluster-robust, as in Tally.variance), rho tuned for
-    `plan` units (narrowest there, valid at every t). NaN bounds under two units."""
-    rho2 = sequence_tuning(plan, confidence)
+    sequence_margin, sigma the per-unit standard deviation (cluster-robust, as in
+    Tally.variance), rho tuned for `plan` units (narrowest there, valid at every t). NaN
+    bounds under two units."""
+    sequence_tuning(plan, confidence)  # checks plan and confidence
     n, r = t.units, t.ratio
     if n < 2 or math.isnan(r):
         return math.nan, math.nan
-    sigma2 = t.variance() * n * n / (n - 1)  # per-unit variance, on units - 1
-    log_term = math.log(math.sqrt(n * rho2 + 1) / (1.0 - confidence))
-    half = math.sqrt(sigma2 * 2 * (n * rho2 + 1) / (n * n * rho2) * log_term)
+    half = math.sqrt(unit_variance(t)) * sequence_margin(n, plan, confidence)
     return r - half, r + half
 
 

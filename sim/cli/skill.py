@@ -4,6 +4,7 @@ and can use Dask) into a run folder, or read one a `sim run` wrote."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -38,6 +39,19 @@ Pairs = Annotated[
     int, typer.Option(help="Seat-swapped pairs (two games on one deal) per cell", min=1)
 ]
 Out = Annotated[Path | None, typer.Option(help="Run folder \\[default: runs/COMMAND-RUNID]")]
+MaxPairs = Annotated[
+    int | None,
+    typer.Option(help="With --precision: the most pairs any cell plays \\[default: 50000]"),
+]
+
+
+def _precision_option(what: str):
+    """--precision PTS, its help naming what must reach ±PTS."""
+    return typer.Option(
+        metavar="PTS",
+        help=f"Play in rounds until {what} is at most ±PTS points (an anytime interval, so "
+        "stopping keeps its 95%); --pairs is the first round",
+    )
 
 
 def league(
@@ -47,6 +61,8 @@ def league(
         str | None, typer.Option(metavar="A,B,C", help="The pool, two or more strategies")
     ] = None,
     pairs: Pairs = 1000,
+    precision: Annotated[float | None, _precision_option("every pairing's score interval")] = None,
+    max_pairs: MaxPairs = None,
     seed: Seed = 0,
     out: Out = None,
     workers: Workers = None,
@@ -65,30 +81,35 @@ def league(
     Rerun the same command to continue an interrupted league.
     """
     from reports import league as lg
+    from sim.cli import rounds
 
     one_format(as_json=as_json, csv=csv)
+    target = _target(precision, max_pairs, pairs, run)
+    pool = None
     if run is None:
         pool = _pool(players, "--players")
         matchups = [f"{a},{b}" for i, a in enumerate(pool) for b in pool[i + 1 :]]
         options = _options(workers, backend, scheduler, overwrite)
-        folder = _play(
-            "league", config, matchups, pairs, seed, out, options, quiet, decision_timeout
-        )
+        by_config, where = _play_any(
+            "league", config, matchups, rounds.pairings, target, pairs, seed, out, options,
+            quiet, decision_timeout,
+        )  # fmt: skip
     else:
         _only_run(players, config, out)
-        folder, pool = _open(run), None
-    tables = _tables(folder)
+        by_config, target, where = _read_run(run)
+    plan = None if target is None else target.plan
     results = []
-    for name, cells in _configs(folder, tables).items():
+    for name, cells in by_config.items():
         names = pool or _players_of(cells)
         if len(names) < 2:
-            fail(f"{folder.path}: config {name} holds fewer than two strategies")
+            fail(f"{where}: config {name} holds fewer than two strategies")
         try:
-            results.append(lg.league(name, names, cells))
+            results.append(lg.league(name, names, cells, plan))
         except ValueError as exc:
-            fail(f"{folder.path}: {exc}")
+            fail(f"{where}: {exc}")
     if as_json or csv:
-        _echo("league", [lg.to_json(g) for g in results], "ratings" if csv else None)
+        extra = {} if target is None else {"precision": target.to_json() | {"plan": plan}}
+        _echo("league", [lg.to_json(g) for g in results], "ratings" if csv else None, extra)
         return
     from reports import present
 
@@ -112,6 +133,10 @@ def skill(
         ),
     ] = None,
     pairs: Pairs = 1000,
+    precision: Annotated[
+        float | None, _precision_option("every level's first-seat interval")
+    ] = None,
+    max_pairs: MaxPairs = None,
     seed: Seed = 0,
     out: Out = None,
     margin: Margin = 1.0,
@@ -132,30 +157,36 @@ def skill(
     Rerun the same command to continue an interrupted profile.
     """
     from reports import skill as sk
+    from sim.cli import rounds
     from sim.cli.runs import checked_margin
 
     checked_margin(margin)
     one_format(as_json=as_json, csv=csv)
+    target = _target(precision, max_pairs, pairs, run)
+    ladder = None
     if run is None:
         ladder = _pool(players or ",".join(sk.LADDER), "--players")
         options = _options(workers, backend, scheduler, overwrite)
-        cells = sk.ladder_cells(ladder)
-        folder = _play("skill", config, cells, pairs, seed, out, options, quiet, decision_timeout)
+        by_config, where = _play_any(
+            "skill", config, sk.ladder_cells(ladder), rounds.self_play(ladder), target, pairs,
+            seed, out, options, quiet, decision_timeout,
+        )  # fmt: skip
     else:
         _only_run(players, config, out)
-        folder, ladder = _open(run), None
-    tables = _tables(folder)
+        by_config, target, where = _read_run(run)
+    plan = None if target is None else target.plan
     results = []
-    for name, cells in _configs(folder, tables).items():
+    for name, cells in by_config.items():
         levels = ladder or sk.ladder_of(list(cells))
         if not levels:
-            fail(f"{folder.path}: config {name} holds no self-play cell (A,A)")
+            fail(f"{where}: config {name} holds no self-play cell (A,A)")
         try:
-            results.append(sk.profile(name, levels, cells, margin))
+            results.append(sk.profile(name, levels, cells, margin, plan))
         except ValueError as exc:
-            fail(f"{folder.path}: {exc}")
+            fail(f"{where}: {exc}")
     if as_json or csv:
-        _echo("skill", [sk.to_json(p) for p in results], "levels" if csv else None)
+        extra = {} if target is None else {"precision": target.to_json() | {"plan": plan}}
+        _echo("skill", [sk.to_json(p) for p in results], "levels" if csv else None, extra)
         return
     from reports import present
 
@@ -163,6 +194,38 @@ def skill(
     for p in results:
         console.print(sk.level_table(p, margin))
         _say(sk.lines(p))
+
+
+def _target(precision, max_pairs, pairs: int, run):
+    """--precision and --max-pairs checked into a rounds.Precision (None without them)."""
+    from sim.cli.rounds import Precision
+
+    if precision is None:
+        if max_pairs is not None:
+            usage("--max-pairs caps --precision's rounds; give --precision PTS too")
+        return None
+    if run is not None:
+        usage("--precision plays; RUN reads a run as it is (drop one)")
+    if not (math.isfinite(precision) and 0 < precision < 50):
+        usage(f"--precision must be between 0 and 50 points, got {precision:g}")
+    cap = 50_000 if max_pairs is None else max_pairs
+    if cap < max(pairs, 2):
+        usage(f"--max-pairs {cap:,} is below --pairs {pairs:,}, the first round")
+    return Precision(precision, pairs, cap)
+
+
+def _read_run(run: Path):
+    """A run folder's cells, or a folder of --precision rounds summed, with its target."""
+    from sim.cli import rounds
+
+    try:
+        target = rounds.read_target(run)
+    except ValueError as exc:
+        fail(str(exc))
+    if target is None:
+        folder = _open(run)
+        return _configs(folder, _tables(folder)), None, folder.path
+    return _read_rounds(run), target, run
 
 
 # --- shared ----------------------------------------------------------------------------------
@@ -207,21 +270,94 @@ def _options(workers, backend: str, scheduler, overwrite: bool):
 def _play(command, config, matchups, pairs, seed, out, options, quiet, decision_timeout):
     """Plan the cells (pairs seat-swapped pairs each, common seeds), say what it will cost,
     play them through the runner and open the folder."""
-    from sim.cli.play import play_plan
+    plan = _plan(config, matchups, pairs, seed)
+    folder = out or Path("runs") / f"{command}-{plan.run_id}"
+    return _play_plan(plan, folder, options, quiet, decision_timeout)
+
+
+def _plan(config, matchups: list[str], pairs: int, seed: int):
+    """The runner's plan for the cells, or one usage line."""
     from sim.runner.plan import PlanError, UsageError, make_plan
 
     checked_seed(seed)
     try:
-        plan = make_plan(configs=config or ["base"], players=matchups, games=2 * pairs, seed=seed)
+        return make_plan(configs=config or ["base"], players=matchups, games=2 * pairs, seed=seed)
     except UsageError as exc:
         usage(str(exc))
     except PlanError as exc:
         fail(str(exc))
-    folder = out or Path("runs") / f"{command}-{plan.run_id}"
+
+
+def _play_plan(plan, folder: Path, options, quiet: bool, decision_timeout: float, head=""):
+    """Say what the plan costs (after head), play it through the runner, open the folder."""
+    from sim.cli.play import play_plan
+
     if not quiet:
-        typer.echo(_cost(plan, folder, options, decision_timeout), err=True)
+        typer.echo(head + _cost(plan, folder, options, decision_timeout), err=True)
     play_plan(plan, folder, options, quiet, decision_timeout)
     return _open(folder)
+
+
+def _play_any(command, config, cells, quantity, target, pairs, seed, out, options, quiet,
+              timeout):  # fmt: skip
+    """The cells played once (pairs pairs each), or in rounds to the target; each config's
+    pair tables by match-up, and where they are."""
+    if target is None:
+        folder = _play(command, config, cells, pairs, seed, out, options, quiet, timeout)
+        return _configs(folder, _tables(folder)), folder.path
+    return _play_rounds(command, config, cells, quantity, target, seed, out, options, quiet,
+                        timeout)  # fmt: skip
+
+
+def _play_rounds(command, config, cells, quantity, target, seed, out, options, quiet, timeout):
+    """Play the cells in rounds (sim/cli/rounds.py) until every cell that counts
+    (quantity) is within ±P or at the cap; each config's summed pair tables by match-up,
+    and the folder."""
+    from sim.cli import rounds
+
+    plan = _plan(config, cells, target.first, seed)
+    name = f"{command}-{plan.run_id}-precision-{target.points:g}-max-{target.cap}"
+    out = out or Path("runs") / name
+    try:
+        rounds.write_target(out, target)
+    except (OSError, ValueError) as exc:
+        fail(str(exc))
+    head = f"round 1 towards ±{target.points:g} pts: "
+    first = _play_plan(plan, out / "round-1", options, quiet, timeout, head)
+    totals, played, k = _tables(first), plan.games // 2, 1
+    while True:
+        by_config = _configs(first, totals)
+        wide = rounds.open_cells(by_config, quantity, target)
+        if not wide or played >= target.cap:
+            break
+        k += 1
+        more = rounds.next_pairs(wide, played, target)
+        matchups = list(dict.fromkeys(m for _, m in wide))
+        plan = _plan(config, matchups, more, rounds.round_seed(seed, k))
+        head = f"round {k}: {rounds.open_text(wide)} now, ±{target.points:g} wanted: "
+        folder = _play_plan(plan, out / f"round-{k}", options, quiet, timeout, head)
+        totals, played = rounds.added(totals, _tables(folder)), played + more
+    if wide:  # a warning, so even when quiet
+        typer.echo(
+            f"warning: stopped at --max-pairs {target.cap:,}: {rounds.open_text(wide)}, "
+            f"still wider than ±{target.points:g}",
+            err=True,
+        )
+    return by_config, out
+
+
+def _read_rounds(run: Path):
+    """A folder of rounds read back: each config's pair tables summed over its rounds."""
+    from sim.cli import rounds
+
+    folders = rounds.round_folders(run)
+    if not folders:
+        fail(f"{run}: holds {rounds.ROUNDS_FILE} but no round-1 folder")
+    opened = [_open(path) for path in folders]
+    totals: dict = {}
+    for folder in opened:
+        totals = rounds.added(totals, _tables(folder))
+    return _configs(opened[0], totals)
 
 
 def _cost(plan, folder: Path, options, decision_timeout: float) -> str:
@@ -295,7 +431,7 @@ def _say(lines: list[str]) -> None:
         typer.echo(textwrap.fill(line, width(), subsequent_indent="  ", break_long_words=False))
 
 
-def _echo(command: str, configs: list[dict], table: str | None) -> None:
+def _echo(command: str, configs: list[dict], table: str | None, extra=None) -> None:
     """The command's JSON document, or with table (--csv) that table's rows of every
     config as CSV."""
     if table is not None:
@@ -308,4 +444,4 @@ def _echo(command: str, configs: list[dict], table: str | None) -> None:
 
     from reports.shapes import head
 
-    typer.echo(json.dumps({**head(command), "configs": configs}, indent=2))
+    typer.echo(json.dumps({**head(command), **(extra or {}), "configs": configs}, indent=2))

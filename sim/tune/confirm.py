@@ -82,7 +82,7 @@ def replay(space: Space, config: Path, name: str, pairs: int, need: float, out: 
     """Play config for pairs pairs on the confirmation seed and decide every target."""
     run = out / "confirm" / f"{name}-p{pairs}"
     runner(config, space.matchups, pairs, objective.derived_seed(seed, 1), run)
-    values = objective.measured(metrics.tallies(run))
+    values = objective.measured(metrics.tallies(run), space.targets)
     e = Evaluation(values, pairs, 1, False)
     verdicts = {t.name: t.verdict(e.value(t)) for t in space.targets}
     return Confirmation(name, pairs, need, values, verdicts)

@@ -63,8 +63,9 @@ class Evaluation:
         return target.excess(self.value(target).value)
 
 
-def measured(tallies: dict) -> dict[str, list[float]]:
-    """'metric[matchup]' -> [value, low, high, units, spread] from summed tallies."""
+def measured(tallies: dict, targets: tuple[Target, ...] = ()) -> dict[str, list[float]]:
+    """'metric[matchup]' -> [value, low, high, units, spread] from summed tallies, and each
+    skill target's entry (its deciding level's, with_levels)."""
     out = {}
     for matchup, by_metric in tallies.items():
         for name, tally in by_metric.items():
@@ -76,6 +77,23 @@ def measured(tallies: dict) -> dict[str, list[float]]:
                 v.units,
                 metrics.spread(name, tally),
             ]
+    return with_levels(out, targets)
+
+
+SEVERITY = {"missed": 0, "open": 1, "met": 2}
+
+
+def with_levels(values: dict[str, list[float]], targets: tuple[Target, ...]) -> dict:
+    """values plus, under each skill target's name, the entry of the level that decides it:
+    a missed level before an open one before a met one, the furthest outside first. So the
+    target is met only when every level is, missed when any is, and its objective is the
+    worst level's excess."""
+    out = dict(values)
+    for t in targets:
+        if t.levels:
+            rows = [values[f"{t.metric}[{p},{p}]"] for p in t.levels]
+            verdict = {id(r): t.verdict(metrics.Value(*r[:4])) for r in rows}
+            out[t.name] = min(rows, key=lambda r: (SEVERITY[verdict[id(r)]], -t.excess(r[0])))
     return out
 
 
@@ -95,7 +113,7 @@ def evaluate(
         )
         total = metrics.add(total, metrics.tallies(run))
         pairs += rung_pairs(space.search["pairs"], k)
-        evaluation = Evaluation(measured(total), pairs, k + 1, k + 1 < rungs)
+        evaluation = Evaluation(measured(total, space.targets), pairs, k + 1, k + 1 < rungs)
         if k + 1 < rungs and clear_miss(space, evaluation):
             return evaluation
     return Evaluation(evaluation.values, pairs, rungs, False)

@@ -26,7 +26,7 @@ from sim.engine.cards import (
 from sim.model.config import MAX_CARDS, MIN_DECK, Config, ConfigError, find, read_toml
 from sim.model.config import load as load_config
 from sim.model.rules import RuleError, RuleOptions
-from sim.players.specs import PlayerError, parse_matchup, read_matchup
+from sim.players.specs import PlayerError, parse_matchup, parse_player, read_matchup
 from sim.tune.metrics import Value
 
 METRICS = {
@@ -44,7 +44,7 @@ _SEARCH = {
     "confirm_max_pairs": (1, 10**8, 50_000),
     "confirm_candidates": (0, 100, 3),
 }
-_TARGET = {"metric", "matchup", "within", "at_most", "at_least", "goal"}
+_TARGET = {"metric", "matchup", "levels", "within", "at_most", "at_least", "goal"}
 
 
 class SpaceError(ValueError):
@@ -80,10 +80,16 @@ class Target:
     low: float | None
     high: float | None
     goal: str = "objective"
+    levels: tuple[str, ...] = ()  # a skill target: every level's self-play meets the bound
 
     @property
     def name(self) -> str:
         return f"{self.metric}[{self.matchup}]"
+
+    def canonical(self) -> dict:
+        """The fields that decide results (levels only when given: older studies' hashes
+        stay)."""
+        return {k: v for k, v in self.__dict__.items() if k != "levels" or v}
 
     def excess(self, value: float) -> float:
         """How far value lies outside the target, in the metric's units; <= 0 when inside
@@ -142,7 +148,7 @@ class Space:
             "start": self.start.hash,
             "matchups": self.matchups,
             "params": [p.__dict__ for p in self.params],
-            "targets": [t.__dict__ for t in self.targets],
+            "targets": [t.canonical() for t in self.targets],
             "search": self.search,
         }
 
@@ -353,12 +359,13 @@ def _targets(path: Path, entries, matchups: tuple[str, ...]) -> tuple[Target, ..
         if metric not in METRICS:
             known = ", ".join(METRICS)
             raise SpaceError(f"{where}.metric: expected one of {known}, got {metric!r}")
-        matchup = _target_matchup(where, entry, matchups)
+        levels = _target_levels(where, entry, matchups) if "levels" in entry else ()
+        matchup = LEVELS + "/".join(levels) if levels else _target_matchup(where, entry, matchups)
         low, high = _target_bounds(where, entry)
         goal = entry.get("goal", "objective")
         if goal not in ("objective", "constraint"):
             raise SpaceError(f'{where}.goal: expected "objective" or "constraint", got {goal!r}')
-        target = Target(metric, matchup, low, high, goal)
+        target = Target(metric, matchup, low, high, goal, levels)
         if any(t.name == target.name for t in targets):
             raise SpaceError(f"{where}: a second target on {target.name}; join them in one")
         targets.append(target)
@@ -379,6 +386,38 @@ def _target_matchup(where: str, entry: dict, matchups: tuple[str, ...]) -> str:
     if label not in matchups:
         raise SpaceError(f"{where}.matchup: {entry['matchup']!r} is not in matchups")
     return label
+
+
+LEVELS = "levels:"
+"""A skill target's match-up label: 'levels:greedy/heuristic' (its name
+'first_seat[levels:greedy/heuristic]')."""
+
+
+def _target_levels(where: str, entry: dict, matchups: tuple[str, ...]) -> tuple[str, ...]:
+    """A skill target's levels: strategies whose self-play (A,A) is among the matchups, or
+    "every" for each self-play match-up there; never beside a matchup."""
+    value, where = entry["levels"], f"{where}.levels"
+    if "matchup" in entry:
+        raise SpaceError(f"{where}: give matchup or levels, not both")
+    selves = [m for m in matchups if len(set(read_matchup(m).specs)) == 1]
+    if value == "every":
+        if not selves:
+            raise SpaceError(f'{where}: "every" needs a self-play match-up (A,A) in matchups')
+        return tuple(read_matchup(m).specs[0] for m in selves)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise SpaceError(f'{where}: expected a list of strategies or "every", got {value!r}')
+    levels = []
+    for v in value:
+        try:
+            spec = parse_player(v).text
+        except PlayerError as exc:
+            raise SpaceError(f"{where}: {exc}") from None
+        if f"{spec},{spec}" not in matchups:
+            raise SpaceError(f"{where}: {spec} needs its self-play {spec},{spec} in matchups")
+        if spec in levels:
+            raise SpaceError(f"{where}: {spec} is given twice")
+        levels.append(spec)
+    return tuple(levels)
 
 
 def _target_bounds(where: str, entry: dict) -> tuple[float | None, float | None]:

@@ -91,3 +91,28 @@ def test_watched_after_every_batch_the_sequence_keeps_its_95_percent(law: str) -
 def test_a_fixed_interval_watched_the_same_way_misses_far_more_than_5_percent(law: str) -> None:
     """The same runs with Wilson's fixed-sample interval: peeking 40 times breaks it."""
     assert ever_missed(law, fixed) > 0.10
+
+
+def test_pairs_to_precision_finds_the_first_size_that_is_enough() -> None:
+    """50 of 100, tuned for 100: ±15.2524 pts by hand (above), so 15.253 is met now; ±15.25
+    is not, but one unit more (half about 15.2524 * sqrt(100/101) = 15.177) is."""
+    from reports.skill import pairs_to_precision
+
+    assert pairs_to_precision(coin(100, 50), 15.253, plan=100) == 100
+    assert pairs_to_precision(coin(100, 50), 15.25, plan=100) == 101
+    n = pairs_to_precision(coin(100, 50), 5.0, plan=100)
+    lo, hi = confidence_sequence(coin(n, n // 2), plan=100)
+    assert 50 * (hi - lo) <= 5.0 * (1 + 1e-3)  # at n the same spread gives ±5
+
+
+def test_a_levels_verdict_reads_the_sequence_when_there_is_a_plan() -> None:
+    """540 of 1,000: Wilson's interval is about 54.0 ± 3.1%, so +0.9 pts at its low end,
+    beyond a ±0.5 margin: favours. The sequence is about 1.55 times as wide (±4.8), so its
+    low end is below 50%: inconclusive, with the more pairs it would take."""
+    from reports.skill import level
+
+    t = coin(1000, 540)
+    assert level("x", t, margin=0.5).verdict.kind == "favours"
+    tuned = level("x", t, margin=0.5, plan=1000)
+    assert tuned.verdict.kind == "inconclusive" and tuned.verdict.more > 0
+    assert tuned.first_seat.low < 0.5 < 0.54 < tuned.first_seat.high

@@ -64,6 +64,7 @@ metric = "draw"
 at_most = 100
 goal = "constraint"
 """
+TURNS = 'metric = "turns"'
 SEED = 3
 TRIALS = 6  # with seed 3 the answer is trial 6 (t0005); stated in the README
 
@@ -175,6 +176,21 @@ def test_an_interrupted_study_continues_as_if_uninterrupted(
         (PLANTED.replace("[search]", "[serch]"), "'serch'"),
         (PLANTED.replace('["random,random"]', '["random,nobody"]'), "matchups[0]"),
         (PLANTED + '[[swap]]\ncard = "SAVE V"\nchoices = ["CUT V"]\n', "swap[0].card"),
+        (PLANTED.replace(TURNS, TURNS + '\nlevels = ["greedy"]'), "target[0].levels"),
+        (PLANTED.replace(TURNS, TURNS + "\nlevels = []"), "target[0].levels"),
+        (PLANTED.replace(TURNS, TURNS + '\nlevels = ["nobody"]'), "target[0].levels"),
+        (PLANTED.replace(TURNS, TURNS + '\nlevels = ["random", "random"]'), "target[0].levels"),
+        (PLANTED.replace(TURNS, TURNS + '\nlevels = "each"'), "target[0].levels"),
+        (
+            PLANTED.replace(TURNS, TURNS + '\nmatchup = "random,random"\nlevels = ["random"]'),
+            "target[0].levels",
+        ),
+        (
+            PLANTED.replace(TURNS, TURNS + '\nlevels = "every"').replace(
+                '["random,random"]', '["greedy,random"]'
+            ),
+            "target[0].levels",
+        ),
     ],
     ids=lambda value: value if len(value) < 40 else "",
 )
@@ -227,6 +243,55 @@ def test_verdicts_from_intervals() -> None:
     inside = -band.excess(0.25)
     assert pairs_needed(inside, 50.0) == pytest.approx(313_960, rel=1e-3)
     assert pairs_needed(-band.excess(0.75), 50.0) == float("inf")
+
+
+def test_a_skill_target_is_decided_by_its_worst_level() -> None:
+    """Each level's [value, low, high, units, spread] by hand against ±1 point: the entry
+    under the target's name is the level that decides it."""
+    t = Target("first_seat", "levels:greedy/heuristic", -1.0, 1.0, levels=("greedy", "heuristic"))
+    assert t.name == "first_seat[levels:greedy/heuristic]"
+
+    def decided(greedy: list[float], heuristic: list[float]) -> tuple[list[float], str]:
+        values = {"first_seat[greedy,greedy]": greedy, "first_seat[heuristic,heuristic]": heuristic}
+        entry = objective.with_levels(values, (t,))[t.name]
+        return entry, t.verdict(Value(*entry[:4]))
+
+    met_far, met_near = [0.1, -0.2, 0.4, 100, 3], [-0.6, -0.9, -0.3, 100, 3]
+    open_, missed = [0.8, 0.5, 1.1, 100, 3], [1.5, 1.2, 1.8, 100, 3]
+    assert decided(met_far, met_near) == (met_near, "met")  # 0.4 from the bound, not 0.9
+    assert decided(met_far, open_) == (open_, "open")
+    assert decided(missed, open_) == (missed, "missed")
+    wide_open = [2.0, -0.5, 4.5, 100, 30]  # further out than `missed`, but only open
+    assert decided(missed, wide_open) == (missed, "missed")  # any missed level misses it
+    assert objective.Evaluation(
+        objective.with_levels({"first_seat[greedy,greedy]": open_,
+                               "first_seat[heuristic,heuristic]": met_far}, (t,)),
+        100, 1, False,
+    ).excess(t) == pytest.approx(0.8 - 1.0)  # fmt: skip
+
+
+def test_every_level_names_each_self_play_matchup(tmp_path: Path) -> None:
+    text = PLANTED.replace('["random,random"]', '["random,random", "greedy,random"]').replace(
+        TURNS, TURNS + '\nlevels = "every"'
+    )
+    text = text.replace('metric = "draw"', 'metric = "draw"\nmatchup = "greedy,random"')
+    loaded = space.load(write_space(tmp_path, text))
+    assert loaded.targets[0].levels == ("random",)
+    assert loaded.targets[0].name == "turns[levels:random]"
+    plain = space.load(write_space(tmp_path / "plain"))
+    assert "levels" not in json.dumps(plain.canonical())  # older studies keep their hash
+
+
+def test_a_planted_study_on_a_skill_target_finds_the_same_answer(tmp_path: Path) -> None:
+    """The planted problem with its turns target on levels = "every" (random's self-play):
+    the same trials, the same answer, 9 BLANKs."""
+    path = write_space(tmp_path, PLANTED.replace(TURNS, TURNS + '\nlevels = "every"'))
+    result = invoke(str(path), "--out", str(tmp_path / "out"), "--trials", str(TRIALS),
+                    "--seed", str(SEED))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    front = pl.read_parquet(tmp_path / "out" / "front.parquet")
+    assert set(front["cards.BLANK"]) == {9} and front["confirmed"].all()
+    assert "turns[levels:random]" in front.columns
 
 
 SHIPPED_SPACES = sorted((Path(__file__).resolve().parents[2] / "configs" / "tune").glob("*.toml"))
