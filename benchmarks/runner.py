@@ -2,8 +2,12 @@
 figure, round by round in one invocation, and the peak resident memory of every process.
 
     python benchmarks/runner.py --games 10000000 --workers 2 --rounds 3
+    python benchmarks/runner.py --games 20000000 --rounds 3 --baseline 204008b
 
 Ratios, not absolute figures, are what to compare: these machines are shared and noisy.
+With --baseline REV the same run of that revision (a git worktree of it, its own numba
+cache, warmed up first) alternates with this checkout's in every round, so the two are
+compared under the same load: the median of the rounds' this/baseline ratios.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ from pathlib import Path
 
 from sim.model.config import load
 from sim.play.bench import bench
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script, beside engine.py
+from engine import HERE, baseline_checkout, side_env  # noqa: E402
 
 
 def rss_of_tree(pid: int) -> dict[int, int]:
@@ -52,17 +59,18 @@ def engines_at_once(config: str, games: int, workers: int) -> float:
     return sum(float(p.communicate()[0]) for p in procs)
 
 
-def run_once(args, out: str) -> dict:
-    """One `sim run` of random vs random into out: wall seconds, CPU seconds of the run and
-    its workers, and the peak resident memory of each of its processes."""
+def run_once(args, out: str, env: dict | None = None, games: int | None = None) -> dict:
+    """One `sim run` of random vs random into out (with env: another checkout's): wall
+    seconds, CPU seconds of the run and its workers, and the peak resident memory of each
+    of its processes."""
     command = [
         sys.executable, "-m", "sim", "run", "--config", args.config,
-        "--players", "random,random", "--games", str(args.games), "--seed", "1",
+        "--players", "random,random", "--games", str(games or args.games), "--seed", "1",
         "--out", out, "--workers", str(args.workers), "--quiet",
     ]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
     peak: dict[int, int] = {}
     while proc.poll() is None:
         for pid, size in rss_of_tree(proc.pid).items():
@@ -89,7 +97,11 @@ def main() -> None:
     # about 12 s of the engine alone on base: shorter timings swing more with the machine
     parser.add_argument("--bench-games", type=int, default=3_000_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--baseline", help="git revision whose sim run alternates with this one")
     args = parser.parse_args()
+    if args.baseline:
+        compare_with_baseline(args)
+        return
     loadavg = os.getloadavg()
     print(f"load average before: {loadavg[0]:.2f} {loadavg[1]:.2f} {loadavg[2]:.2f}")
     engine = load(args.config)
@@ -126,6 +138,37 @@ def main() -> None:
         f"= {together / single:.2f}x the median engine figure (what the cores give to playing)"
     )
     report_last(args, run, parts, chunks, single)
+
+
+def compare_with_baseline(args) -> None:
+    """Rounds of: engine alone, this checkout's run, engine, the baseline's run, engine
+    (the order of the two runs alternating), each run set against its neighbouring engine
+    timings, and the median of the rounds' this/baseline ratios."""
+    sides = {"this": side_env(HERE), args.baseline: side_env(baseline_checkout(args.baseline))}
+    for env in sides.values():  # compile each side's cache, untimed
+        with tempfile.TemporaryDirectory() as out:
+            run_once(args, out, env, games=10_000)
+    engine = load(args.config)
+    singles = [bench(engine, args.bench_games).games_per_second]
+    ratios: dict[str, list[float]] = {side: [] for side in sides}
+    for number in range(args.rounds):
+        order = list(sides) if number % 2 == 0 else list(sides)[::-1]
+        for side in order:
+            with tempfile.TemporaryDirectory() as out:
+                run = run_once(args, out, sides[side])
+            singles.append(bench(engine, args.bench_games).games_per_second)
+            ratios[side].append(args.games / run["seconds"] / ((singles[-2] + singles[-1]) / 2))
+        this, base = ratios["this"][-1], ratios[args.baseline][-1]
+        print(f"round {number + 1}: this {this:.2f}x, {args.baseline} {base:.2f}x the engine")
+    for side, values in ratios.items():
+        print(
+            f"{side}: sim run on {args.workers} workers, {args.games:,} games: median "
+            f"{statistics.median(values):.2f}x one core's engine figure "
+            f"(lowest {min(values):.2f}x, highest {max(values):.2f}x)"
+        )
+    each = [a / b for a, b in zip(ratios["this"], ratios[args.baseline], strict=True)]
+    median = statistics.median(each)
+    print(f"this / {args.baseline}: median {median:.2f}x over {args.rounds} rounds")
 
 
 def report_last(args, run: dict, parts: dict, chunks, single: float) -> None:
