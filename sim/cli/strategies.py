@@ -1,4 +1,5 @@
-"""`sim strategies list` and `sim strategies check SPEC`: who can sit in a seat."""
+"""`sim strategies list`, `sim strategies check SPEC` (who can sit in a seat) and
+`sim strategies train` (sim/cli/train.py: weights trained against a pool)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from sim.cli import train
 from sim.cli.common import Config, DecisionTimeout, fail, load_config
 
 app = typer.Typer(help="The strategies that can sit in a seat.", no_args_is_help=True)
@@ -71,3 +73,6 @@ def strategies_check(
             console.print(f"      {problem}", highlight=False)
     if any(results.values()):
         raise typer.Exit(1)
+
+
+app.command("train")(train.train)
