@@ -22,7 +22,10 @@ mover's side:
   - a share of the line's value per saved counted card (saved cards cannot be deleted or
     turned: SAVE is worth playing on a line one controls);
   - every card still in the mover's hand its kind's worth, so a DELETE or an IF...THEN is
-    kept until it changes something.
+    kept until it changes something;
+  - features the shipped weights leave at 0, for trained weights and personas: RUN-line
+    pressure (per RUN-line card, + leading, - trailing on score), the mover's pile left
+    beyond the opponent's, and the threat to a scoring line led by one unsaved card.
 
 The evaluation reads only what the mover may see (RULES.md 7): the display, hand and pile
 sizes, and the mover's own hand. A GET tried on the copy steals a card from the hidden
@@ -50,6 +53,8 @@ WIN = 10000.0
 # Their values are data: strategies/weights/heuristic.toml, read by sim.players.weights.
 W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE, W_FLIP = 0, 1, 2, 3, 4, 5, 6, 7
 W_HAND = 8  # W_HAND + kind
+# features added after the hand's slots (0 in the shipped file: the heuristic without them)
+W_RUN_PRESSURE, W_PILE, W_THREAT = W_HAND + N_KINDS, W_HAND + N_KINDS + 1, W_HAND + N_KINDS + 2
 FEATURES = {
     "pot": W_POT,
     "lead2": W_LEAD2,
@@ -59,8 +64,11 @@ FEATURES = {
     "reply_line": W_REPLY_LINE,
     "flip": W_FLIP,
     "stolen": W_STOLEN,
-}  # a weights file's names of the slots before W_HAND; its [hand] table fills the rest
-N_WEIGHTS = W_HAND + N_KINDS
+    "run_pressure": W_RUN_PRESSURE,
+    "pile_left": W_PILE,
+    "threat": W_THREAT,
+}  # a weights file's names of every slot but the hand's; its [hand] table fills those
+N_WEIGHTS = W_THREAT + 1
 assert N_WEIGHTS <= EVAL_SLOTS
 
 
@@ -195,10 +203,22 @@ def evaluate(s, t, digit, ev):
         else:
             theirs -= c
         static += line_value(t.count[line], m - o, saved, value, w)
+        if c > 0 and m - o == 1 and saved <= 0:  # one DELETE or IF...THEN takes it back
+            static -= w[W_THREAT] * value
     if t.count[t.lines - 1] >= t.capacity or t.hand_len[digit] + pile_left(t, digit) < HAND_SIZE:
         return result_value(t, ev, mine, theirs)
-    static += mine - theirs + hand_value(s, t, digit, w)
+    static += mine - theirs + hand_value(s, t, digit, w) + pressure(t, digit, mine, theirs, w)
     return worst_reply(t, ev, digit, other, mine, theirs, static, w)
+
+
+@inlined
+def pressure(t, digit, mine, theirs, w):
+    """RUN-line pressure (points per card in the RUN line, + leading, - trailing) and the
+    cards left in the mover's pile less the opponent's."""
+    out = w[W_PILE] * (pile_left(t, digit) - pile_left(t, 1 - digit))
+    if mine != theirs:
+        out += w[W_RUN_PRESSURE] * t.count[t.lines - 1] * (1.0 if mine > theirs else -1.0)
+    return out
 
 
 @inlined

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -38,6 +39,12 @@ def train(
         int, typer.Option(help="Fresh pairs against each opponent for the best", min=1)
     ] = 2000,
     sampler: Annotated[str, typer.Option(help="cmaes or tpe")] = "cmaes",
+    sigma: Annotated[
+        float,
+        typer.Option(
+            help="CMA-ES's first step, a share of each weight's range", min=0.001, max=1.0
+        ),  # fmt: skip
+    ] = 0.1,
     style: Annotated[
         str | None,
         typer.Option(
@@ -69,6 +76,7 @@ def train(
     checked_seed(seed)
     check_backend(backend, scheduler)
     training = _training(config, start, pool or ["self"], pairs, seed, sampler, style, vary)
+    training = replace(training, sigma=sigma)
     _check_state(out, training)
     target = write or out / "trained.toml"
     _train(training, out, trials, confirm_pairs, target, RunOptions(workers, backend, scheduler))
