@@ -43,9 +43,17 @@ from sim.engine.cards import LEFT, N_KINDS, REM, RIGHT
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import inlined, kernel
 from sim.engine.paths import advance, scratch_state
-from sim.engine.state import EVAL_SLOTS, MAX_DEPTH, MAX_LINES, NO_CARD, POLICY_HEURISTIC
+from sim.engine.state import (
+    EVAL_SLOTS,
+    MAX_DEPTH,
+    MAX_LINES,
+    NO_CARD,
+    ONGOING,
+    POLICY_HEURISTIC,
+)
 from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line_masks
 from strategies.greedy import play_move, play_on_copy
+from strategies.search import DEAL_DTYPE, determinise, search_stream
 
 WIN = 10000.0
 # weight slots: shares of a line's value (POT, LEAD2, LEAD3, SAVED), the reply's weights
@@ -55,6 +63,9 @@ W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE, W_FLIP = 0, 1
 W_HAND = 8  # W_HAND + kind
 # features added after the hand's slots (0 in the shipped file: the heuristic without them)
 W_RUN_PRESSURE, W_PILE, W_THREAT = W_HAND + N_KINDS, W_HAND + N_KINDS + 1, W_HAND + N_KINDS + 2
+# the search's two numbers (0 in the shipped file: one ply): candidates given a second ply,
+# and deals of the hidden cards each is tried on
+W_PLY2, W_DEALS = W_THREAT + 1, W_THREAT + 2
 FEATURES = {
     "pot": W_POT,
     "lead2": W_LEAD2,
@@ -67,8 +78,11 @@ FEATURES = {
     "run_pressure": W_RUN_PRESSURE,
     "pile_left": W_PILE,
     "threat": W_THREAT,
+    "second_ply": W_PLY2,
+    "deals": W_DEALS,
 }  # a weights file's names of every slot but the hand's; its [hand] table fills those
-N_WEIGHTS = W_THREAT + 1
+N_WEIGHTS = W_DEALS + 1
+MAX_PLY2 = 16  # candidates a second ply may look at
 assert N_WEIGHTS <= EVAL_SLOTS
 
 
@@ -188,8 +202,19 @@ EVAL_DTYPE = np.dtype(
 def evaluate(s, t, digit, ev):
     """Value for digit of the position t reached from s by digit's move (module docstring);
     ev holds the weights (w) and room for the position's tallies (tl, tally_lines)."""
+    w = ev["w"]
+    mine, theirs, static = line_terms(t, digit, ev)
+    if t.count[t.lines - 1] >= t.capacity or t.hand_len[digit] + pile_left(t, digit) < HAND_SIZE:
+        return result_value(t, ev, mine, theirs)
+    static += mine - theirs + hand_value(s, t, digit, w) + pressure(t, digit, mine, theirs, w)
+    return worst_reply(t, ev, digit, 1 - digit, mine, theirs, static, w)
+
+
+@inlined
+def line_terms(t, digit, ev):
+    """(the mover's scoring lines' worth, the opponent's, the static line terms), the
+    position's tallies left in ev["tl"]."""
     w, tl = ev["w"], ev["tl"]
-    other = 1 - digit
     mine = 0.0
     theirs = 0.0
     static = 0.0
@@ -205,10 +230,18 @@ def evaluate(s, t, digit, ev):
         static += line_value(t.count[line], m - o, saved, value, w)
         if c > 0 and m - o == 1 and saved <= 0:  # one DELETE or IF...THEN takes it back
             static -= w[W_THREAT] * value
-    if t.count[t.lines - 1] >= t.capacity or t.hand_len[digit] + pile_left(t, digit) < HAND_SIZE:
+    return mine, theirs, static
+
+
+@kernel
+def settled_value(s, t, digit, ev):
+    """Value for digit of t, a position after the opponent's reply (or the game's end): the
+    result, else the static terms alone (no reply is assumed: it is digit's turn)."""
+    w = ev["w"]
+    mine, theirs, static = line_terms(t, digit, ev)
+    if t.ended != ONGOING:
         return result_value(t, ev, mine, theirs)
-    static += mine - theirs + hand_value(s, t, digit, w) + pressure(t, digit, mine, theirs, w)
-    return worst_reply(t, ev, digit, other, mine, theirs, static, w)
+    return static + mine - theirs + hand_value(s, t, digit, w) + pressure(t, digit, mine, theirs, w)
 
 
 @inlined
@@ -289,42 +322,112 @@ def reply_value(t, ev, line, m, o, lead, saved, mine, theirs, static, ends, w):
 @kernel
 def heuristic_turn_w(s, w):
     """One whole turn of a heuristic player with evaluation weights w (N_WEIGHTS or more
-    slots, the first N_WEIGHTS read)."""
+    slots, the first N_WEIGHTS read): one ply, or with w[W_PLY2] > 1 the best of that many
+    first-ply candidates after a second ply (second_ply)."""
     digit = s.mover
     forced = begin_turn(s, digit)
-    plain, cont = line_masks(s)
-    scratch = scratch_state()
-    best = -np.inf
-    best_move = (-1, -1, 0)
-    best_path = np.zeros(MAX_DEPTH, dtype=np.int8)
-    path = np.zeros(MAX_DEPTH, dtype=np.int8)
-    box = np.zeros(1, dtype=EVAL_DTYPE)  # read as box[0] in the loop, so it lives through it
+    box = weights_box(w)
+    k = min(MAX_PLY2, max(1, int(w[W_PLY2])))
+    moves, paths, n = ranked_moves(s, digit, forced, box, k)
+    choice = 0
+    if k > 1 and n > 1:
+        choice = second_ply(s, digit, forced, box, moves, paths, n, max(1, int(w[W_DEALS])))
+    if n > 0:
+        index, line, direction = moves[choice, 0], moves[choice, 1], moves[choice, 2]
+        play_move(s, digit, index, line, direction, forced, paths[choice], POLICY_HEURISTIC)
+    finish_turn(s, digit, n == 0, True)
+
+
+@kernel
+def one_ply_turn(s, box):
+    """A whole turn of the one-ply heuristic with the weights in box[0] (the opponent's
+    reply inside a second ply)."""
+    digit = s.mover
+    forced = begin_turn(s, digit)
+    moves, paths, n = ranked_moves(s, digit, forced, box, 1)
+    if n > 0:
+        index, line, direction = moves[0, 0], moves[0, 1], moves[0, 2]
+        play_move(s, digit, index, line, direction, forced, paths[0], POLICY_HEURISTIC)
+    finish_turn(s, digit, n == 0, True)
+
+
+@kernel
+def weights_box(w):
+    """The evaluation's record with the weights set (read as box[0]: keep box alive)."""
+    box = np.zeros(1, dtype=EVAL_DTYPE)
     for i in range(N_WEIGHTS):
         box[0]["w"][i] = w[i]
+    return box
+
+
+@kernel
+def ranked_moves(s, digit, forced, box, k):
+    """The k best moves by the evaluation, best first, ties in greedy's order: (their hand
+    index, line and direction; their decision paths; how many were found, at most k)."""
+    plain, cont = line_masks(s)
+    scratch = scratch_state()
+    values = np.full(k, -np.inf)
+    moves = np.zeros((k, 3), dtype=np.int64)
+    paths = np.zeros((k, MAX_DEPTH), dtype=np.int8)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    n = 0
     for index in range(s.hand_len[digit]):
         cid = s.hand[digit, index]
         mask = card_lines(s, cid, forced, plain, cont)
         for line in range(s.lines):
             if not mask & (1 << line):
                 continue
-            for k in range(n_dirs(s, cid)):
-                direction = nth_dir(s, cid, k)
+            for d in range(n_dirs(s, cid)):
+                direction = nth_dir(s, cid, d)
                 path[:] = 0
                 while True:
                     depth, options = play_on_copy(
                         s, scratch[0], digit, index, line, direction, forced, path
                     )
                     value = evaluate(s, scratch[0], digit, box[0])
-                    if value > best:
-                        best = value
-                        best_move = (index, line, direction)
-                        best_path[:] = path
+                    if n < k or value > values[k - 1]:
+                        j = n if n < k else k - 1
+                        n = min(n + 1, k)
+                        while j > 0 and values[j - 1] < value:  # strict: ties keep order
+                            values[j] = values[j - 1]
+                            moves[j] = moves[j - 1]
+                            paths[j] = paths[j - 1]
+                            j -= 1
+                        values[j] = value
+                        moves[j, 0], moves[j, 1], moves[j, 2] = index, line, direction
+                        paths[j] = path
                     if not advance(path, options, depth):
                         break
-    index, line, direction = best_move
-    if index >= 0:
-        play_move(s, digit, index, line, direction, forced, best_path, POLICY_HEURISTIC)
-    finish_turn(s, digit, index < 0, True)
+    return moves, paths, n
+
+
+@kernel
+def second_ply(s, digit, forced, box, moves, paths, n, deals):
+    """Which of the n candidates does best once the opponent replies: each is played on
+    `deals` determinisations of the hidden cards (the same deals for every candidate), the
+    opponent answers with the one-ply heuristic of the same weights, and the position after
+    is valued (settled_value); the best total wins, ties to the earlier candidate."""
+    r = search_stream(s, digit)
+    start = r[0]
+    det = scratch_state()
+    work = np.zeros(1, dtype=DEAL_DTYPE)  # used as work[0]: keep the array alive
+    best = 0
+    best_total = -np.inf
+    for j in range(n):
+        r[0] = start  # common deals: candidates differ by their move alone
+        total = 0.0
+        for _ in range(deals):
+            t = determinise(s, det, digit, r, work[0])
+            index, line, direction = moves[j, 0], moves[j, 1], moves[j, 2]
+            play_move(t, digit, index, line, direction, forced, paths[j], POLICY_HEURISTIC)
+            finish_turn(t, digit, False, True)
+            if t.ended == ONGOING:
+                one_ply_turn(t, box)
+            total += settled_value(s, t, digit, box[0])
+        if total > best_total:
+            best_total = total
+            best = j
+    return best
 
 
 @kernel

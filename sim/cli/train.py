@@ -99,8 +99,9 @@ def _training(config, start, pool, pairs, seed, sampler, style, vary):
             usage(f"--pool {spec}: {exc}")
         if player.name == "cpu":
             usage(f"--pool {spec}: the CPU plays no seat-swapped pairs; choose another opponent")
-    if len(set(pool)) != len(pool):
-        usage(f"--pool: {', '.join(pool)} names an opponent twice")
+    resolved = [start if spec == train.SELF else spec for spec in pool]
+    if len(set(resolved)) != len(resolved):
+        usage(f"--pool: {', '.join(pool)} names an opponent twice (self is --start {start})")
     try:
         train.start_weights(start)
         target = train.parse_style(style) if style is not None else None

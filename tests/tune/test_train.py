@@ -200,6 +200,7 @@ def test_a_style_no_trial_meets_is_one_error(tmp_path: Path) -> None:
         (["--pool", "nobody"], "--pool nobody"),
         (["--pool", "cpu"], "--pool cpu: the CPU"),
         (["--pool", "greedy", "--pool", "greedy"], "names an opponent twice"),
+        (["--pool", "self", "--pool", "heuristic"], "names an opponent twice"),
         (["--pairs", "0"], "--pairs"),
         (["--trials", "0"], "--trials"),
         (["--style", "run_end=>30"], "--style 'run_end=>30'"),
