@@ -53,7 +53,7 @@ from sim.engine.state import (
 )
 from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line_masks
 from strategies.greedy import play_move, play_on_copy
-from strategies.search import DEAL_DTYPE, determinise, search_stream
+from strategies.search import DEAL_DTYPE, determinise, same_card_earlier, search_stream
 
 WIN = 10000.0
 # weight slots: shares of a line's value (POT, LEAD2, LEAD3, SAVED), the reply's weights
@@ -63,9 +63,9 @@ W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE, W_FLIP = 0, 1
 W_HAND = 8  # W_HAND + kind
 # features added after the hand's slots (0 in the shipped file: the heuristic without them)
 W_RUN_PRESSURE, W_PILE, W_THREAT = W_HAND + N_KINDS, W_HAND + N_KINDS + 1, W_HAND + N_KINDS + 2
-# the search's two numbers (0 in the shipped file: one ply): candidates given a second ply,
-# and deals of the hidden cards each is tried on
-W_PLY2, W_DEALS = W_THREAT + 1, W_THREAT + 2
+# the search's numbers (0 in the shipped file: one ply): candidates given a second ply, deals
+# of the hidden cards each is tried on, and how far below the best a candidate may be (0: any)
+W_PLY2, W_DEALS, W_MARGIN = W_THREAT + 1, W_THREAT + 2, W_THREAT + 3
 FEATURES = {
     "pot": W_POT,
     "lead2": W_LEAD2,
@@ -80,8 +80,9 @@ FEATURES = {
     "threat": W_THREAT,
     "second_ply": W_PLY2,
     "deals": W_DEALS,
+    "ply_margin": W_MARGIN,
 }  # a weights file's names of every slot but the hand's; its [hand] table fills those
-N_WEIGHTS = W_DEALS + 1
+N_WEIGHTS = W_MARGIN + 1
 MAX_PLY2 = 16  # candidates a second ply may look at
 assert N_WEIGHTS <= EVAL_SLOTS
 
@@ -328,10 +329,15 @@ def heuristic_turn_w(s, w):
     forced = begin_turn(s, digit)
     box = weights_box(w)
     k = min(MAX_PLY2, max(1, int(w[W_PLY2])))
-    moves, paths, n = ranked_moves(s, digit, forced, box, k)
+    scratch = scratch_state()
+    moves, values, paths, n = ranked_moves(s, digit, forced, box, k, scratch, k > 1)
+    if w[W_MARGIN] > 0:  # selective: only candidates close to the best are searched
+        while n > 1 and values[n - 1] < values[0] - w[W_MARGIN]:
+            n -= 1
     choice = 0
     if k > 1 and n > 1:
-        choice = second_ply(s, digit, forced, box, moves, paths, n, max(1, int(w[W_DEALS])))
+        deals = max(1, int(w[W_DEALS]))
+        choice = second_ply(s, digit, forced, box, moves, paths, n, deals, scratch)
     if n > 0:
         index, line, direction = moves[choice, 0], moves[choice, 1], moves[choice, 2]
         play_move(s, digit, index, line, direction, forced, paths[choice], POLICY_HEURISTIC)
@@ -339,12 +345,12 @@ def heuristic_turn_w(s, w):
 
 
 @kernel
-def one_ply_turn(s, box):
+def one_ply_turn(s, box, scratch):
     """A whole turn of the one-ply heuristic with the weights in box[0] (the opponent's
-    reply inside a second ply)."""
+    reply inside a second ply); scratch: a state record to try moves on."""
     digit = s.mover
     forced = begin_turn(s, digit)
-    moves, paths, n = ranked_moves(s, digit, forced, box, 1)
+    moves, _, paths, n = ranked_moves(s, digit, forced, box, 1, scratch, True)
     if n > 0:
         index, line, direction = moves[0, 0], moves[0, 1], moves[0, 2]
         play_move(s, digit, index, line, direction, forced, paths[0], POLICY_HEURISTIC)
@@ -361,17 +367,20 @@ def weights_box(w):
 
 
 @kernel
-def ranked_moves(s, digit, forced, box, k):
+def ranked_moves(s, digit, forced, box, k, scratch, distinct):
     """The k best moves by the evaluation, best first, ties in greedy's order: (their hand
-    index, line and direction; their decision paths; how many were found, at most k)."""
+    index, line and direction; values; decision paths; how many were found, at most k).
+    distinct: a card of the same kind and axis as one before it in hand is not tried (its
+    moves are alike, but for the hand value of a stolen card: so not in the one-ply player)."""
     plain, cont = line_masks(s)
-    scratch = scratch_state()
     values = np.full(k, -np.inf)
     moves = np.zeros((k, 3), dtype=np.int64)
     paths = np.zeros((k, MAX_DEPTH), dtype=np.int8)
     path = np.zeros(MAX_DEPTH, dtype=np.int8)
     n = 0
     for index in range(s.hand_len[digit]):
+        if distinct and same_card_earlier(s, digit, index):
+            continue
         cid = s.hand[digit, index]
         mask = card_lines(s, cid, forced, plain, cont)
         for line in range(s.lines):
@@ -398,11 +407,11 @@ def ranked_moves(s, digit, forced, box, k):
                         paths[j] = path
                     if not advance(path, options, depth):
                         break
-    return moves, paths, n
+    return moves, values, paths, n
 
 
 @kernel
-def second_ply(s, digit, forced, box, moves, paths, n, deals):
+def second_ply(s, digit, forced, box, moves, paths, n, deals, scratch):
     """Which of the n candidates does best once the opponent replies: each is played on
     `deals` determinisations of the hidden cards (the same deals for every candidate), the
     opponent answers with the one-ply heuristic of the same weights, and the position after
@@ -422,7 +431,7 @@ def second_ply(s, digit, forced, box, moves, paths, n, deals):
             play_move(t, digit, index, line, direction, forced, paths[j], POLICY_HEURISTIC)
             finish_turn(t, digit, False, True)
             if t.ended == ONGOING:
-                one_ply_turn(t, box)
+                one_ply_turn(t, box, scratch)
             total += settled_value(s, t, digit, box[0])
         if total > best_total:
             best_total = total

@@ -21,7 +21,7 @@ def strategies_list() -> None:
     from reports import present
     from sim.players.plugins import describe_entry_points
     from sim.players.specs import BUILT_IN
-    from sim.players.weights import description, persona_names, weights_path
+    from sim.players.weights import NAMED, description, persona_names, weights_path
 
     table = Table("name", "parameters", "description")
     for name, spec in BUILT_IN.items():
@@ -30,6 +30,8 @@ def strategies_list() -> None:
             for key, p in spec.params.items()
         )
         table.add_row(name, shown or "-", spec.description)
+    for name in NAMED:
+        table.add_row(name, "-", description(weights_path(name)))
     for name in persona_names():
         text = description(weights_path(name)).split(": ", 1)[-1]
         table.add_row(name, "-", f"{text} (persona: heuristic weights)")
