@@ -46,6 +46,7 @@ BOUNDS = {  # what training may set each weight to (widened to take in the start
     "threat": (0.0, 1.0),
 }
 SAMPLERS = ("cmaes", "tpe")
+SEARCH = ("second_ply", "deals", "ply_margin")  # the evaluation's search, never trained
 SIGMA = 0.1  # CMA-ES's first step, a share of each weight's range: near the start, which is
 # hand-tuned (at optuna's 1/6 the first 50 trials of a 25-weight search all lost to it)
 
@@ -168,7 +169,7 @@ def default_vary(config: str) -> tuple[str, ...]:
     from strategies.heuristic import FEATURES
 
     kinds = sorted({kind for kind, _ in load_config(config).deck})
-    return (*FEATURES, *(f"hand.{NAMES[k]}" for k in kinds))
+    return (*(n for n in FEATURES if n not in SEARCH), *(f"hand.{NAMES[k]}" for k in kinds))
 
 
 def check_vary(names: tuple[str, ...]) -> tuple[str, ...]:
@@ -181,6 +182,8 @@ def check_vary(names: tuple[str, ...]) -> tuple[str, ...]:
                 name = f"hand.{NAMES[kind_from_name(name[5:])]}"
             except ValueError as exc:
                 raise TrainError(f"--vary {name}: {exc}") from None
+        if name in SEARCH:
+            raise TrainError(f"--vary {name}: a search setting, not a weight: set it in --start")
         if name not in known:
             raise TrainError(f"--vary {name}: unknown weight; known: {', '.join(known)}")
         out.append(name)

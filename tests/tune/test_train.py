@@ -81,6 +81,9 @@ def test_weights_to_vary_are_canonical_names() -> None:
     assert train.check_vary(("hand.DEL", "pot", "pot")) == ("hand.DELETE", "pot")
     with pytest.raises(TrainError, match="--vary speed: unknown weight"):
         train.check_vary(("speed",))
+    with pytest.raises(TrainError, match="--vary deals: a search setting"):
+        train.check_vary(("deals",))
+    assert "second_ply" not in train.default_vary("base") and "threat" in train.default_vary("base")
 
 
 # --- the study ---------------------------------------------------------------------------------
