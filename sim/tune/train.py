@@ -21,11 +21,17 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sim.engine.cards import NAMES, kind_from_name
 from sim.stats import Estimate, Tally, mean, rate
 from sim.tune.objective import derived_seed
 from sim.tune.study import StudyError, _create, _optuna
+
+if TYPE_CHECKING:
+    import optuna
+
+    from sim.runner.plan import RunPlan
 
 STUDY_FILE = "study.db"
 CANDIDATE = "candidate.toml"  # the trained seat's label in every run: one label, one deal set
@@ -237,7 +243,7 @@ def opponents(training: Training) -> tuple[str, ...]:
     return tuple(training.start if p == SELF else p for p in training.pool)
 
 
-def plan_for(training: Training, weights: tuple[float, ...], pairs: int, seed: int):
+def plan_for(training: Training, weights: tuple[float, ...], pairs: int, seed: int) -> RunPlan:
     """The candidate (labelled CANDIDATE, with these weights) against each pool member."""
     from dataclasses import replace
 
@@ -328,7 +334,7 @@ def objective_value(training: Training, m: Measure) -> float:
 # --- the study --------------------------------------------------------------------------------
 
 
-def open_study(training: Training, out: Path):
+def open_study(training: Training, out: Path) -> optuna.Study:
     """Create or reopen the study in DIR/study.db; refuse another sim's measurements."""
     from sim.runner.provenance import source_hash
 
@@ -351,7 +357,7 @@ def start_params(training: Training) -> dict[str, float]:
     return {n: round(start[features()[n]], 3) for n in training.vary}
 
 
-def sampler(training: Training, number: int):
+def sampler(training: Training, number: int) -> optuna.samplers.BaseSampler:
     """The sampler for trial `number`, seeded from the training's seed and the number, so its
     choice depends only on the trials before it (a resumed study asks what it would have)."""
     import warnings
@@ -395,7 +401,7 @@ def confirmation_seed(training: Training) -> int:
 
 
 def run(training: Training, out: Path, trials: int, runner: Runner,
-        said: Callable[[int, Measure, float], None] | None = None):  # fmt: skip
+        said: Callable[[int, Measure, float], None] | None = None) -> optuna.Study:  # fmt: skip
     """Play trials until the study holds `trials` finished ones; an interrupted trial of
     this folder is played (its games resumed) before anything new is asked."""
     optuna = _optuna()
@@ -423,7 +429,7 @@ def tally_fields(t: Tally) -> list[float]:
     return [float(x) for x in t.fields()]
 
 
-def best_trial(training: Training, study):
+def best_trial(training: Training, study: optuna.Study) -> optuna.trial.FrozenTrial | None:
     """The finished trial with the highest objective among those whose style estimate meets
     the target (all, without one); None when none does."""
     from optuna.trial import TrialState
