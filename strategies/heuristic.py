@@ -22,7 +22,10 @@ mover's side:
   - a share of the line's value per saved counted card (saved cards cannot be deleted or
     turned: SAVE is worth playing on a line one controls);
   - every card still in the mover's hand its kind's worth, so a DELETE or an IF...THEN is
-    kept until it changes something.
+    kept until it changes something;
+  - features the shipped weights leave at 0, for trained weights and personas: RUN-line
+    pressure (per RUN-line card, + leading, - trailing on score), the mover's pile left
+    beyond the opponent's, and the threat to a scoring line led by one unsaved card.
 
 The evaluation reads only what the mover may see (RULES.md 7): the display, hand and pile
 sizes, and the mover's own hand. A GET tried on the copy steals a card from the hidden
@@ -40,9 +43,17 @@ from sim.engine.cards import LEFT, N_KINDS, REM, RIGHT
 from sim.engine.decide import n_dirs, nth_dir
 from sim.engine.jit import inlined, kernel
 from sim.engine.paths import advance, scratch_state
-from sim.engine.state import EVAL_SLOTS, MAX_DEPTH, MAX_LINES, NO_CARD, POLICY_HEURISTIC
+from sim.engine.state import (
+    EVAL_SLOTS,
+    MAX_DEPTH,
+    MAX_LINES,
+    NO_CARD,
+    ONGOING,
+    POLICY_HEURISTIC,
+)
 from sim.engine.turn import HAND_SIZE, begin_turn, card_lines, finish_turn, line_masks
 from strategies.greedy import play_move, play_on_copy
+from strategies.search import DEAL_DTYPE, determinise, same_card_earlier, search_stream
 
 WIN = 10000.0
 # weight slots: shares of a line's value (POT, LEAD2, LEAD3, SAVED), the reply's weights
@@ -50,6 +61,11 @@ WIN = 10000.0
 # Their values are data: strategies/weights/heuristic.toml, read by sim.players.weights.
 W_POT, W_LEAD2, W_LEAD3, W_SAVED, W_REPLY, W_STOLEN, W_REPLY_LINE, W_FLIP = 0, 1, 2, 3, 4, 5, 6, 7
 W_HAND = 8  # W_HAND + kind
+# features added after the hand's slots (0 in the shipped file: the heuristic without them)
+W_RUN_PRESSURE, W_PILE, W_THREAT = W_HAND + N_KINDS, W_HAND + N_KINDS + 1, W_HAND + N_KINDS + 2
+# the search's numbers (0 in the shipped file: one ply): candidates given a second ply, deals
+# of the hidden cards each is tried on, and how far below the best a candidate may be (0: any)
+W_PLY2, W_DEALS, W_MARGIN = W_THREAT + 1, W_THREAT + 2, W_THREAT + 3
 FEATURES = {
     "pot": W_POT,
     "lead2": W_LEAD2,
@@ -59,8 +75,15 @@ FEATURES = {
     "reply_line": W_REPLY_LINE,
     "flip": W_FLIP,
     "stolen": W_STOLEN,
-}  # a weights file's names of the slots before W_HAND; its [hand] table fills the rest
-N_WEIGHTS = W_HAND + N_KINDS
+    "run_pressure": W_RUN_PRESSURE,
+    "pile_left": W_PILE,
+    "threat": W_THREAT,
+    "second_ply": W_PLY2,
+    "deals": W_DEALS,
+    "ply_margin": W_MARGIN,
+}  # a weights file's names of every slot but the hand's; its [hand] table fills those
+N_WEIGHTS = W_MARGIN + 1
+MAX_PLY2 = 16  # candidates a second ply may look at
 assert N_WEIGHTS <= EVAL_SLOTS
 
 
@@ -180,8 +203,19 @@ EVAL_DTYPE = np.dtype(
 def evaluate(s, t, digit, ev):
     """Value for digit of the position t reached from s by digit's move (module docstring);
     ev holds the weights (w) and room for the position's tallies (tl, tally_lines)."""
+    w = ev["w"]
+    mine, theirs, static = line_terms(t, digit, ev)
+    if t.count[t.lines - 1] >= t.capacity or t.hand_len[digit] + pile_left(t, digit) < HAND_SIZE:
+        return result_value(t, ev, mine, theirs)
+    static += mine - theirs + hand_value(s, t, digit, w) + pressure(t, digit, mine, theirs, w)
+    return worst_reply(t, ev, digit, 1 - digit, mine, theirs, static, w)
+
+
+@inlined
+def line_terms(t, digit, ev):
+    """(the mover's scoring lines' worth, the opponent's, the static line terms), the
+    position's tallies left in ev["tl"]."""
     w, tl = ev["w"], ev["tl"]
-    other = 1 - digit
     mine = 0.0
     theirs = 0.0
     static = 0.0
@@ -195,10 +229,30 @@ def evaluate(s, t, digit, ev):
         else:
             theirs -= c
         static += line_value(t.count[line], m - o, saved, value, w)
-    if t.count[t.lines - 1] >= t.capacity or t.hand_len[digit] + pile_left(t, digit) < HAND_SIZE:
+        if c > 0 and m - o == 1 and saved <= 0:  # one DELETE or IF...THEN takes it back
+            static -= w[W_THREAT] * value
+    return mine, theirs, static
+
+
+@kernel
+def settled_value(s, t, digit, ev):
+    """Value for digit of t, a position after the opponent's reply (or the game's end): the
+    result, else the static terms alone (no reply is assumed: it is digit's turn)."""
+    w = ev["w"]
+    mine, theirs, static = line_terms(t, digit, ev)
+    if t.ended != ONGOING:
         return result_value(t, ev, mine, theirs)
-    static += mine - theirs + hand_value(s, t, digit, w)
-    return worst_reply(t, ev, digit, other, mine, theirs, static, w)
+    return static + mine - theirs + hand_value(s, t, digit, w) + pressure(t, digit, mine, theirs, w)
+
+
+@inlined
+def pressure(t, digit, mine, theirs, w):
+    """RUN-line pressure (points per card in the RUN line, + leading, - trailing) and the
+    cards left in the mover's pile less the opponent's."""
+    out = w[W_PILE] * (pile_left(t, digit) - pile_left(t, 1 - digit))
+    if mine != theirs:
+        out += w[W_RUN_PRESSURE] * t.count[t.lines - 1] * (1.0 if mine > theirs else -1.0)
+    return out
 
 
 @inlined
@@ -269,42 +323,120 @@ def reply_value(t, ev, line, m, o, lead, saved, mine, theirs, static, ends, w):
 @kernel
 def heuristic_turn_w(s, w):
     """One whole turn of a heuristic player with evaluation weights w (N_WEIGHTS or more
-    slots, the first N_WEIGHTS read)."""
+    slots, the first N_WEIGHTS read): one ply, or with w[W_PLY2] > 1 the best of that many
+    first-ply candidates after a second ply (second_ply)."""
     digit = s.mover
     forced = begin_turn(s, digit)
-    plain, cont = line_masks(s)
+    box = weights_box(w)
+    k = min(MAX_PLY2, max(1, int(w[W_PLY2])))
     scratch = scratch_state()
-    best = -np.inf
-    best_move = (-1, -1, 0)
-    best_path = np.zeros(MAX_DEPTH, dtype=np.int8)
-    path = np.zeros(MAX_DEPTH, dtype=np.int8)
-    box = np.zeros(1, dtype=EVAL_DTYPE)  # read as box[0] in the loop, so it lives through it
+    moves, values, paths, n = ranked_moves(s, digit, forced, box, k, scratch, k > 1)
+    if w[W_MARGIN] > 0:  # selective: only candidates close to the best are searched
+        while n > 1 and values[n - 1] < values[0] - w[W_MARGIN]:
+            n -= 1
+    choice = 0
+    if k > 1 and n > 1:
+        deals = max(1, int(w[W_DEALS]))
+        choice = second_ply(s, digit, forced, box, moves, paths, n, deals, scratch)
+    if n > 0:
+        index, line, direction = moves[choice, 0], moves[choice, 1], moves[choice, 2]
+        play_move(s, digit, index, line, direction, forced, paths[choice], POLICY_HEURISTIC)
+    finish_turn(s, digit, n == 0, True)
+
+
+@kernel
+def one_ply_turn(s, box, scratch):
+    """A whole turn of the one-ply heuristic with the weights in box[0] (the opponent's
+    reply inside a second ply); scratch: a state record to try moves on."""
+    digit = s.mover
+    forced = begin_turn(s, digit)
+    moves, _, paths, n = ranked_moves(s, digit, forced, box, 1, scratch, True)
+    if n > 0:
+        index, line, direction = moves[0, 0], moves[0, 1], moves[0, 2]
+        play_move(s, digit, index, line, direction, forced, paths[0], POLICY_HEURISTIC)
+    finish_turn(s, digit, n == 0, True)
+
+
+@kernel
+def weights_box(w):
+    """The evaluation's record with the weights set (read as box[0]: keep box alive)."""
+    box = np.zeros(1, dtype=EVAL_DTYPE)
     for i in range(N_WEIGHTS):
         box[0]["w"][i] = w[i]
+    return box
+
+
+@kernel
+def ranked_moves(s, digit, forced, box, k, scratch, distinct):
+    """The k best moves by the evaluation, best first, ties in greedy's order: (their hand
+    index, line and direction; values; decision paths; how many were found, at most k).
+    distinct: a card of the same kind and axis as one before it in hand is not tried (its
+    moves are alike, but for the hand value of a stolen card: so not in the one-ply player)."""
+    plain, cont = line_masks(s)
+    values = np.full(k, -np.inf)
+    moves = np.zeros((k, 3), dtype=np.int64)
+    paths = np.zeros((k, MAX_DEPTH), dtype=np.int8)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    n = 0
     for index in range(s.hand_len[digit]):
+        if distinct and same_card_earlier(s, digit, index):
+            continue
         cid = s.hand[digit, index]
         mask = card_lines(s, cid, forced, plain, cont)
         for line in range(s.lines):
             if not mask & (1 << line):
                 continue
-            for k in range(n_dirs(s, cid)):
-                direction = nth_dir(s, cid, k)
+            for d in range(n_dirs(s, cid)):
+                direction = nth_dir(s, cid, d)
                 path[:] = 0
                 while True:
                     depth, options = play_on_copy(
                         s, scratch[0], digit, index, line, direction, forced, path
                     )
                     value = evaluate(s, scratch[0], digit, box[0])
-                    if value > best:
-                        best = value
-                        best_move = (index, line, direction)
-                        best_path[:] = path
+                    if n < k or value > values[k - 1]:
+                        j = n if n < k else k - 1
+                        n = min(n + 1, k)
+                        while j > 0 and values[j - 1] < value:  # strict: ties keep order
+                            values[j] = values[j - 1]
+                            moves[j] = moves[j - 1]
+                            paths[j] = paths[j - 1]
+                            j -= 1
+                        values[j] = value
+                        moves[j, 0], moves[j, 1], moves[j, 2] = index, line, direction
+                        paths[j] = path
                     if not advance(path, options, depth):
                         break
-    index, line, direction = best_move
-    if index >= 0:
-        play_move(s, digit, index, line, direction, forced, best_path, POLICY_HEURISTIC)
-    finish_turn(s, digit, index < 0, True)
+    return moves, values, paths, n
+
+
+@kernel
+def second_ply(s, digit, forced, box, moves, paths, n, deals, scratch):
+    """Which of the n candidates does best once the opponent replies: each is played on
+    `deals` determinisations of the hidden cards (the same deals for every candidate), the
+    opponent answers with the one-ply heuristic of the same weights, and the position after
+    is valued (settled_value); the best total wins, ties to the earlier candidate."""
+    r = search_stream(s, digit)
+    start = r[0]
+    det = scratch_state()
+    work = np.zeros(1, dtype=DEAL_DTYPE)  # used as work[0]: keep the array alive
+    best = 0
+    best_total = -np.inf
+    for j in range(n):
+        r[0] = start  # common deals: candidates differ by their move alone
+        total = 0.0
+        for _ in range(deals):
+            t = determinise(s, det, digit, r, work[0])
+            index, line, direction = moves[j, 0], moves[j, 1], moves[j, 2]
+            play_move(t, digit, index, line, direction, forced, paths[j], POLICY_HEURISTIC)
+            finish_turn(t, digit, False, True)
+            if t.ended == ONGOING:
+                one_ply_turn(t, box, scratch)
+            total += settled_value(s, t, digit, box[0])
+        if total > best_total:
+            best_total = total
+            best = j
+    return best
 
 
 @kernel

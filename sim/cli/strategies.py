@@ -1,4 +1,5 @@
-"""`sim strategies list` and `sim strategies check SPEC`: who can sit in a seat."""
+"""`sim strategies list`, `sim strategies check SPEC` (who can sit in a seat) and
+`sim strategies train` (sim/cli/train.py: weights trained against a pool)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from sim.cli import train
 from sim.cli.common import Config, DecisionTimeout, fail, load_config
 
 app = typer.Typer(help="The strategies that can sit in a seat.", no_args_is_help=True)
@@ -19,7 +21,7 @@ def strategies_list() -> None:
     from reports import present
     from sim.players.plugins import describe_entry_points
     from sim.players.specs import BUILT_IN
-    from sim.players.weights import description, persona_names, weights_path
+    from sim.players.weights import NAMED, description, persona_names, weights_path
 
     table = Table("name", "parameters", "description")
     for name, spec in BUILT_IN.items():
@@ -28,6 +30,8 @@ def strategies_list() -> None:
             for key, p in spec.params.items()
         )
         table.add_row(name, shown or "-", spec.description)
+    for name in NAMED:
+        table.add_row(name, "-", description(weights_path(name)))
     for name in persona_names():
         text = description(weights_path(name)).split(": ", 1)[-1]
         table.add_row(name, "-", f"{text} (persona: heuristic weights)")
@@ -71,3 +75,6 @@ def strategies_check(
             console.print(f"      {problem}", highlight=False)
     if any(results.values()):
         raise typer.Exit(1)
+
+
+app.command("train")(train.train)

@@ -62,7 +62,8 @@ def bench(
         for array in buffers:
             array.fill(0)  # touch every page now, so the timing below holds only the games
         started = time.perf_counter()
-        out, _ = play_batch(config, seeds, s, level, None, buffers, codes, limits)
+        weights = players.evaluations()  # a weights file plays its own (it played the shipped)
+        out, _ = play_batch(config, seeds, s, level, None, buffers, codes, limits, weights)
     else:
         started = time.perf_counter()
         play_matchup(config, players, np.arange(1, dtype=np.uint64), None, level, s)

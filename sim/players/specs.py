@@ -151,8 +151,12 @@ class Player:
         Python strategies by a class attribute `deterministic = True`; the conformance suite
         checks it). Such a strategy playing itself plays a seat-swapped pair's second game
         as a replay."""
+        if self.weights_file:  # a second ply deals the hidden cards from the seat's stream
+            from strategies.heuristic import W_PLY2
+
+            return self.evaluation()[W_PLY2] <= 1
         if self.compiled:
-            return self.weights_file or BUILT_IN[self.name].deterministic
+            return BUILT_IN[self.name].deterministic
         return bool(getattr(self.seat().strategy, "deterministic", False))
 
 
@@ -205,9 +209,10 @@ def parse_player(text: str) -> Player:
     except plugins.PluginError as exc:
         if ":" in name or name in plugins.entry_point_names():
             raise PlayerError(str(exc)) from None
-        from sim.players.weights import persona_names
+        from sim.players.weights import NAMED, persona_names
 
-        available = sorted([*BUILT_IN, *persona_names(), *plugins.entry_point_names()])
+        names = [*BUILT_IN, *NAMED, *persona_names(), *plugins.entry_point_names()]
+        available = sorted(names)
         raise PlayerError(
             f"unknown strategy {name!r}; available: {', '.join(available)}, "
             "path/to/file.py:ClassName or path/to/weights.toml"

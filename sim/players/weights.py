@@ -22,6 +22,8 @@ from strategies.heuristic import FEATURES, W_HAND
 SHIPPED = Path(heuristic.__file__).parent / "weights" / "heuristic.toml"
 PERSONAS = Path(heuristic.__file__).parent / "personas"
 SUFFIX = ".toml"
+NAMED = {"strong": SHIPPED.parent / "strong.toml"}
+"""Built-in names that are weights files: `strong`, trained weights with a second ply."""
 
 
 class WeightsError(ValueError):
@@ -29,10 +31,12 @@ class WeightsError(ValueError):
 
 
 def weights_path(name: str) -> Path | None:
-    """The weights file a player name stands for: a path ending in .toml, or a shipped
-    persona's name; None for any other name."""
+    """The weights file a player name stands for: a path ending in .toml, a NAMED one
+    (strong) or a shipped persona's name; None for any other name."""
     if name.strip().lower().endswith(SUFFIX):
         return Path(name.strip())
+    if name in NAMED:
+        return NAMED[name]
     return PERSONAS / f"{name}{SUFFIX}" if name in persona_names() else None
 
 

@@ -73,3 +73,20 @@ def test_bench_times_any_match_up_and_plays_the_run_games():
     # the canonical random written in Python plays the compiled games: same first-seat share
     python = bench(BASE, 60, seed=5, players=parse_matchup("canonical-random,canonical-random"))
     assert python.first_wins == bench(BASE, 60, seed=5).first_wins
+
+
+def test_bench_of_a_weights_file_plays_its_own_weights():
+    """bench seeds games seed..seed+games-1, unswapped: the same games play_matchup plays
+    for the file's match-up, and not heuristic's (its shipped weights)."""
+    from sim.engine.game import R_TURNS, WIN_FIRST
+    from sim.play.batch import play_matchup
+    from sim.players.specs import parse_matchup
+
+    seeds = np.arange(5, 5 + 200, dtype=np.uint64)
+    players = parse_matchup("rusher,rusher")
+    out, _ = play_matchup(BASE, players, seeds)
+    result = bench(BASE, 200, seed=5, players=players)
+    assert result.mean_turns == out[:, R_TURNS].mean()
+    assert result.first_wins == (out[:, R_WINNER] == WIN_FIRST).mean()
+    shipped = bench(BASE, 200, seed=5, players=parse_matchup("heuristic,heuristic"))
+    assert (shipped.mean_turns, shipped.first_wins) != (result.mean_turns, result.first_wins)

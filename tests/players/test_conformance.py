@@ -21,6 +21,7 @@ EVERY = [
     *plugins.entry_point_names(),
     "strategies/examples/high_lines.py:HighLines",
     *(str(p) for p in sorted(PERSONAS.glob("*.toml"))),
+    "strong",
 ]
 
 

@@ -15,7 +15,7 @@ from sim.engine.game import R_WINNER, WIN_FIRST, WIN_SECOND
 from sim.model.config import load
 from sim.play.batch import play_matchup
 from sim.players.specs import PlayerError, matchup, parse_player
-from sim.players.weights import PERSONAS, default_weights, read_weights
+from sim.players.weights import NAMED, PERSONAS, default_weights, read_weights
 from strategies.heuristic import (
     W_FLIP,
     W_HAND,
@@ -71,6 +71,13 @@ def test_a_shipped_persona_is_a_player_by_its_name():
     assert rusher.weights == read_weights(PERSONAS / "rusher.toml") and rusher.text == "rusher"
     with pytest.raises(PlayerError, match="available: .*controller.*rusher, saboteur"):
         parse_player("rusherr")
+
+
+def test_strong_is_a_player_by_its_name_and_draws_numbers_for_its_second_ply():
+    strong = parse_player("strong")
+    assert strong.weights == read_weights(NAMED["strong"]) and strong.text == "strong"
+    assert strong.compiled and not strong.deterministic
+    assert not matchup("strong", "strong").replays  # its deals differ with the seats swapped
 
 
 def test_a_weights_file_is_compiled_deterministic_and_replays_against_itself(tmp_path):
