@@ -7,10 +7,11 @@ import numpy as np
 from sim.engine.board import place
 from sim.engine.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.hands import draw
-from sim.engine.jit import entry, kernel
+from sim.engine.jit import entry, inlined, kernel
 from sim.engine.rng import advance, below, chance_int, mix
-from sim.engine.score import controller
+from sim.engine.score import controller, scores
 from sim.engine.state import (
+    ARC_TURNS,
     MAX_COLS,
     MAX_LINES,
     NO_CARD,
@@ -24,7 +25,12 @@ from sim.engine.turn import HAND_SIZE, canonical_turn
 R_FIRST, R_END, R_TURNS, R_SCORE_FIRST, R_SCORE_SECOND, R_ERROR = 0, 1, 2, 3, 4, 5
 R_WINNER, R_OUTCOME, R_TIEBREAK_LINE = 6, 7, 8  # winner: 0, 1 or 2 (draw)
 R_LINE0 = 9  # then one column per line: controlling seat, -1 nobody
-RESULT_WIDTH = R_LINE0 + MAX_LINES
+# then the game's arc (docs/statistics.md), from track: sign flips of the lead, the turn from
+# which the winner stayed ahead and their largest deficit (-1 for a draw), and the seat
+# leading at the end of turn turns // 2 (-1: level, or past ARC_TURNS)
+R_LEAD_CHANGES = R_LINE0 + MAX_LINES
+R_DECIDED_TURN, R_MAX_DEFICIT, R_HALF_LEADER = (R_LEAD_CHANGES + i for i in (1, 2, 3))
+RESULT_WIDTH = R_HALF_LEADER + 1
 WIN_FIRST, WIN_SECOND, DRAW = 0, 1, 2
 OUTCOME_POINTS, OUTCOME_TIEBREAK, OUTCOME_DRAW = 0, 1, 2
 # The cards array: [game, seat, kind, C_*]
@@ -74,6 +80,11 @@ def clear(s, lines, capacity, free):
     s.snap_at = -1
     s.cpu = NO_CPU
     s.cpu_log_len = 0
+    s.arc_sign = 0
+    s.arc_changes = 0
+    s.arc_behind[:] = 0
+    s.arc_deficit[:] = 0
+    s.arc_signs[0] = 0
 
 
 @kernel
@@ -156,6 +167,40 @@ def deal(s, first_option):
                 draw(s, digit)
 
 
+@inlined
+def track(s):
+    """The arc after a turn (the game loops call it after every turn): the lead's sign and
+    its flips, each digit's last turn not strictly ahead and largest deficit. Selects, not
+    branches: the first version, with scores() and ifs, cost 27% of a random game."""
+    lead = lead_now(s)
+    turn = s.turns
+    sign = np.int64(lead > 0) - np.int64(lead < 0)
+    s.arc_changes += np.int64(sign * s.arc_sign < 0)
+    s.arc_sign = sign if sign != 0 else s.arc_sign
+    s.arc_behind[0] = turn if lead <= 0 else s.arc_behind[0]
+    s.arc_behind[1] = turn if lead >= 0 else s.arc_behind[1]
+    s.arc_deficit[0] = max(s.arc_deficit[0], -lead)
+    s.arc_deficit[1] = max(s.arc_deficit[1], lead)
+    if turn < ARC_TURNS:
+        s.arc_signs[turn] = sign
+
+
+@inlined
+def lead_now(s):
+    """score(0) - score(1) (score.scores): in a deck without REM from each line's kept
+    counts, without a branch; else score.scores, whose controller walks a REM's line."""
+    if not s.no_rem:
+        zero, one = scores(s)
+        return zero - one
+    lead = 0
+    for line in range(s.lines):
+        count = np.int64(s.count[line])
+        margin = count - 2 * np.int64(s.ones[line])  # zeros - ones
+        held = np.int64(margin > 0) - np.int64(margin < 0)
+        lead += (10 * (line + 1)) * (held if count >= 3 else 0)
+    return lead
+
+
 @kernel
 def record(s, out, cards):
     """Write a finished game's result row and its per-seat, per-kind card counts."""
@@ -192,6 +237,7 @@ def record(s, out, cards):
         out[R_OUTCOME] = OUTCOME_TIEBREAK
         out[R_WINNER] = out[R_LINE0 + top_line]
         out[R_TIEBREAK_LINE] = 10 * (top_line + 1)
+    record_arc(s, out)
     if not s.no_lasting:  # a walk over the display that decks without REM, END, CONT skip
         count_lasting_effects(s)
     for digit in range(2):
@@ -200,6 +246,27 @@ def record(s, out, cards):
             cards[seat, kind, C_DRAWN] = s.drawn[digit, kind]
             cards[seat, kind, C_PLAYED] = s.played[digit, kind]
             cards[seat, kind, C_EFFECT] = s.effect[digit, kind]
+
+
+@kernel
+def record_arc(s, out):
+    """The arc columns of a recorded game from what track kept (after R_WINNER is set).
+
+    A game won with level scores (the tie-break, or the CPU losing equal scores) has its
+    winner not ahead at its last turn: decided on that last turn."""
+    first = s.first
+    out[R_LEAD_CHANGES] = s.arc_changes
+    if out[R_WINNER] == DRAW:
+        out[R_DECIDED_TURN] = -1
+        out[R_MAX_DEFICIT] = -1
+    else:
+        digit = first ^ out[R_WINNER]
+        out[R_DECIDED_TURN] = min(s.arc_behind[digit] + 1, s.turns)
+        out[R_MAX_DEFICIT] = s.arc_deficit[digit]
+    half = s.turns // 2
+    sign = s.arc_signs[half] if half < ARC_TURNS else 0
+    leader = 0 if sign > 0 else 1  # the digit ahead, if any
+    out[R_HALF_LEADER] = -1 if sign == 0 else (0 if leader == first else 1)
 
 
 @kernel
@@ -293,5 +360,6 @@ def play_random_games(s, rules, seats, seeds, swapped, out, cards):
         restart(s, *rules[2:], seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             canonical_turn(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0

@@ -38,6 +38,9 @@ VISIBILITIES = ("default", "open", "closed")
 MAX_DEPTH = 2 * MAX_CARDS + 1
 MAX_SCRIPT = MAX_DEPTH  # a move's scripted sub-decisions are some of its chain's decisions
 EVAL_SLOTS = 32  # per digit: room for an evaluating strategy's weights (strategies/heuristic.py)
+# turns whose lead's sign is kept for the half-time leader (game.track): a game of up to
+# twice this many turns has one; longer games (none seen) record it as unknown
+ARC_TURNS = 1024
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 
@@ -126,6 +129,14 @@ STATE_DTYPE = np.dtype(
         # the display as one decision (at depth snap_at, -1 for none) saw it, for the CPU's
         # ranking; one snapshot, not one per depth, keeps the record small at any depth
         ("snap_at", np.int16),
+        # the game's arc, kept after every turn of a game loop (game.track) for the games
+        # table: the sign of the latest non-zero lead (score of digit 0 minus digit 1), the
+        # flips of that sign, and per digit the last turn at whose end it was not strictly
+        # ahead and its largest deficit in points
+        ("arc_sign", np.int8),
+        ("arc_changes", np.int16),
+        ("arc_behind", np.int32, (2,)),
+        ("arc_deficit", np.int16, (2,)),
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)
         ("path_options", np.int16, (MAX_DEPTH,)),  # options met, below path_pos
@@ -149,6 +160,9 @@ STATE_DTYPE = np.dtype(
         # Read only by that seat's own turn on the state a loop plays, never on a search's
         # copy, so clone leaves them out (512 bytes more per copy cost heuristic 20%)
         ("weights", np.float64, (2, EVAL_SLOTS)),
+        # the lead's sign at the end of each turn (index 0: before the first), for the
+        # half-time leader; read only by record, never by play: clone leaves it out
+        ("arc_signs", np.int8, (ARC_TURNS,)),
     ],
     align=True,
 )
