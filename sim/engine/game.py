@@ -9,7 +9,7 @@ from sim.engine.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.hands import draw
 from sim.engine.jit import entry, inlined, kernel
 from sim.engine.rng import advance, below, chance_int, mix
-from sim.engine.score import controller, scores
+from sim.engine.score import controller
 from sim.engine.state import (
     ARC_TURNS,
     MAX_COLS,
@@ -80,6 +80,8 @@ def clear(s, lines, capacity, free):
     s.snap_at = -1
     s.cpu = NO_CPU
     s.cpu_log_len = 0
+    s.arc_lead = 0
+    s.arc_points[:] = 0
     s.arc_sign = 0
     s.arc_changes = 0
     s.arc_behind[:] = 0
@@ -170,9 +172,9 @@ def deal(s, first_option):
 @inlined
 def track(s):
     """The arc after a turn (the game loops call it after every turn): the lead's sign and
-    its flips, each digit's last turn not strictly ahead and largest deficit. Selects, not
-    branches: the first version, with scores() and ifs, cost 27% of a random game."""
-    lead = lead_now(s)
+    its flips, each digit's last turn not strictly ahead and largest deficit. The lead is
+    kept up to date by the board (board.keep_lead), so this is a few selects, no branch."""
+    lead = s.arc_lead
     turn = s.turns
     sign = np.int64(lead > 0) - np.int64(lead < 0)
     s.arc_changes += np.int64(sign * s.arc_sign < 0)
@@ -183,22 +185,6 @@ def track(s):
     s.arc_deficit[1] = max(s.arc_deficit[1], lead)
     if turn < ARC_TURNS:
         s.arc_signs[turn] = sign
-
-
-@inlined
-def lead_now(s):
-    """score(0) - score(1) (score.scores): in a deck without REM from each line's kept
-    counts, without a branch; else score.scores, whose controller walks a REM's line."""
-    if not s.no_rem:
-        zero, one = scores(s)
-        return zero - one
-    lead = 0
-    for line in range(s.lines):
-        count = np.int64(s.count[line])
-        margin = count - 2 * np.int64(s.ones[line])  # zeros - ones
-        held = np.int64(margin > 0) - np.int64(margin < 0)
-        lead += (10 * (line + 1)) * (held if count >= 3 else 0)
-    return lead
 
 
 @kernel

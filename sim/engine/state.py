@@ -129,10 +129,14 @@ STATE_DTYPE = np.dtype(
         # the display as one decision (at depth snap_at, -1 for none) saw it, for the CPU's
         # ranking; one snapshot, not one per depth, keeps the record small at any depth
         ("snap_at", np.int16),
-        # the game's arc, kept after every turn of a game loop (game.track) for the games
-        # table: the sign of the latest non-zero lead (score of digit 0 minus digit 1), the
-        # flips of that sign, and per digit the last turn at whose end it was not strictly
-        # ahead and its largest deficit in points
+        # the game's arc (#34). The lead, score of digit 0 minus digit 1, is kept where a
+        # line's controller can change (board.keep_lead: a card placed, lifted or turned
+        # over): each line's signed points (+value held by digit 0, -value by digit 1) and
+        # their sum. After every turn of a game loop (game.track): the sign of the latest
+        # non-zero lead, the flips of that sign, and per digit the last turn at whose end
+        # it was not strictly ahead and its largest deficit in points
+        ("arc_lead", np.int32),
+        ("arc_points", np.int16, (MAX_LINES,)),
         ("arc_sign", np.int8),
         ("arc_changes", np.int16),
         ("arc_behind", np.int32, (2,)),

@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 from arc_reference import arc
 
+from sim.engine.board import keep_lead
 from sim.engine.game import (
     R_DECIDED_TURN,
     R_HALF_LEADER,
@@ -34,12 +35,14 @@ ARC = (R_LEAD_CHANGES, R_DECIDED_TURN, R_MAX_DEFICIT, R_HALF_LEADER)
 
 def controlled(s, lines: dict[int, int]) -> None:
     """A display where digit lines[v] controls the line worth v and no other line is
-    controlled: 3 cards showing that digit (the engine's kept counts), other lines empty."""
+    controlled: 3 cards showing that digit (the engine's kept counts), other lines empty;
+    the lead brought up to date line by line as the board does (board.keep_lead)."""
     for line in range(int(s.lines)):
         who = lines.get(10 * (line + 1))
         s.count[line] = 0 if who is None else 3
         s.ones[line] = 3 * (who or 0)
         s.rems[line] = 0
+        keep_lead(s, line)
 
 
 def played(sequence: list[dict[int, int]], first: int = 0) -> np.ndarray:
@@ -95,6 +98,25 @@ def test_a_tiebreak_win_is_decided_on_the_last_turn_and_a_draw_has_no_winner_fig
     assert [int(row[c]) for c in ARC] == [0, 2, 0, 0]
     row = played([{10: 1}, {}, {}])
     assert row[R_OUTCOME] == 2 and [int(row[c]) for c in ARC] == [0, -1, -1, 1]
+
+
+@pytest.mark.parametrize("config_name", ["base", "101", "variants", "large"])
+def test_the_kept_lead_is_the_score_difference_after_every_turn(config_name):
+    """board.keep_lead moves the lead only where cards enter, leave or turn over: after
+    every turn of 30 games (REM in variants and large: controllers by the walk) it equals
+    score(0) - score(1) summed from the lines anew (score.scores), and it moves at all."""
+    config, players = load(config_name), parse_matchup("greedy,random")
+    leads = set()
+    for seed in range(30):
+        context = Context(config_name, seed, False, "greedy,random")
+        first, second = seats(config, players, seed, False)
+        arr, strategies = seated_game(config, first, second, 0, context)
+        s = arr[0]
+        for _ in drive(s, strategies, context, records=False):
+            zero, one = scores(s)
+            assert int(s.arc_lead) == zero - one, (config_name, seed, int(s.turns))
+            leads.add(int(s.arc_lead))
+    assert len(leads) > 5
 
 
 # --- the stored columns against a replay ----------------------------------------------------
