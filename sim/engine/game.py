@@ -82,11 +82,7 @@ def clear(s, lines, capacity, free):
     s.cpu_log_len = 0
     s.arc_lead = 0
     s.arc_points[:] = 0
-    s.arc_sign = 0
-    s.arc_changes = 0
-    s.arc_behind[:] = 0
-    s.arc_deficit[:] = 0
-    s.arc_signs[0] = 0
+    s.arc_leads[0] = 0
 
 
 @kernel
@@ -171,20 +167,13 @@ def deal(s, first_option):
 
 @inlined
 def track(s):
-    """The arc after a turn (the game loops call it after every turn): the lead's sign and
-    its flips, each digit's last turn not strictly ahead and largest deficit. The lead is
-    kept up to date by the board (board.keep_lead), so this is a few selects, no branch."""
-    lead = s.arc_lead
+    """The lead at the end of a turn (the game loops call it after every turn), kept for
+    record_arc: one store, as the board keeps the lead up to date (board.keep_lead). A
+    game lasts at most about twice its cards' turns (every play takes a hand card; two
+    passes in a row end it), far below ARC_TURNS."""
     turn = s.turns
-    sign = np.int64(lead > 0) - np.int64(lead < 0)
-    s.arc_changes += np.int64(sign * s.arc_sign < 0)
-    s.arc_sign = sign if sign != 0 else s.arc_sign
-    s.arc_behind[0] = turn if lead <= 0 else s.arc_behind[0]
-    s.arc_behind[1] = turn if lead >= 0 else s.arc_behind[1]
-    s.arc_deficit[0] = max(s.arc_deficit[0], -lead)
-    s.arc_deficit[1] = max(s.arc_deficit[1], lead)
     if turn < ARC_TURNS:
-        s.arc_signs[turn] = sign
+        s.arc_leads[turn] = s.arc_lead
 
 
 @kernel
@@ -236,23 +225,30 @@ def record(s, out, cards):
 
 @kernel
 def record_arc(s, out):
-    """The arc columns of a recorded game from what track kept (after R_WINNER is set).
+    """The arc columns of a recorded game (after R_WINNER is set) from the lead at each
+    turn's end (track; docs/statistics.md): the flips of its sign, level turns skipped;
+    the winner's last turn not strictly ahead and largest deficit; the half-time leader.
 
     A game won with level scores (the tie-break, or the CPU losing equal scores) has its
     winner not ahead at its last turn: decided on that last turn."""
-    first = s.first
-    out[R_LEAD_CHANGES] = s.arc_changes
-    if out[R_WINNER] == DRAW:
-        out[R_DECIDED_TURN] = -1
-        out[R_MAX_DEFICIT] = -1
-    else:
-        digit = first ^ out[R_WINNER]
-        out[R_DECIDED_TURN] = min(s.arc_behind[digit] + 1, s.turns)
-        out[R_MAX_DEFICIT] = s.arc_deficit[digit]
-    half = s.turns // 2
-    sign = s.arc_signs[half] if half < ARC_TURNS else 0
-    leader = 0 if sign > 0 else 1  # the digit ahead, if any
-    out[R_HALF_LEADER] = -1 if sign == 0 else (0 if leader == first else 1)
+    turns = min(np.int64(s.turns), ARC_TURNS - 1)
+    winner = out[R_WINNER]
+    ahead = 1 if (s.first ^ winner) == 0 else -1  # the lead's sign for the winner (digit 0: +)
+    sign, changes, behind, deficit = 0, 0, 0, 0
+    for turn in range(1, turns + 1):
+        lead = np.int64(s.arc_leads[turn])
+        now = np.int64(lead > 0) - np.int64(lead < 0)
+        changes += np.int64(now * sign < 0)
+        sign = now if now != 0 else sign
+        margin = ahead * lead
+        behind = turn if margin <= 0 else behind
+        deficit = max(deficit, -margin)
+    out[R_LEAD_CHANGES] = changes
+    out[R_DECIDED_TURN] = -1 if winner == DRAW else min(behind + 1, turns)
+    out[R_MAX_DEFICIT] = -1 if winner == DRAW else deficit
+    half = s.arc_leads[turns // 2]  # index 0: before the first turn, level
+    leader = 0 if half > 0 else 1  # the digit ahead, if any
+    out[R_HALF_LEADER] = -1 if half == 0 else (0 if leader == s.first else 1)
 
 
 @kernel

@@ -132,15 +132,9 @@ STATE_DTYPE = np.dtype(
         # the game's arc (#34). The lead, score of digit 0 minus digit 1, is kept where a
         # line's controller can change (board.keep_lead: a card placed, lifted or turned
         # over): each line's signed points (+value held by digit 0, -value by digit 1) and
-        # their sum. After every turn of a game loop (game.track): the sign of the latest
-        # non-zero lead, the flips of that sign, and per digit the last turn at whose end
-        # it was not strictly ahead and its largest deficit in points
+        # their sum (arc_leads, below, holds it at each turn's end)
         ("arc_lead", np.int32),
         ("arc_points", np.int16, (MAX_LINES,)),
-        ("arc_sign", np.int8),
-        ("arc_changes", np.int16),
-        ("arc_behind", np.int32, (2,)),
-        ("arc_deficit", np.int16, (2,)),
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)
         ("path_options", np.int16, (MAX_DEPTH,)),  # options met, below path_pos
@@ -164,9 +158,10 @@ STATE_DTYPE = np.dtype(
         # Read only by that seat's own turn on the state a loop plays, never on a search's
         # copy, so clone leaves them out (512 bytes more per copy cost heuristic 20%)
         ("weights", np.float64, (2, EVAL_SLOTS)),
-        # the lead's sign at the end of each turn (index 0: before the first), for the
-        # half-time leader; read only by record, never by play: clone leaves it out
-        ("arc_signs", np.int8, (ARC_TURNS,)),
+        # the lead at the end of each turn (index 0: before the first), for the arc
+        # columns (game.track, record_arc); read only by record, never by play: clone
+        # leaves it out
+        ("arc_leads", np.int16, (ARC_TURNS,)),
     ],
     align=True,
 )
