@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.board import place
+from sim.engine.board import place, settle_lead
 from sim.engine.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.hands import draw
 from sim.engine.jit import entry, inlined, kernel
@@ -82,6 +82,7 @@ def clear(s, lines, capacity, free):
     s.cpu_log_len = 0
     s.arc_lead = 0
     s.arc_points[:] = 0
+    s.arc_unsettled = 0
     s.arc_leads[0] = 0
 
 
@@ -171,6 +172,8 @@ def track(s):
     record_arc: one store, as the board keeps the lead up to date (board.keep_lead). A
     game lasts at most about twice its cards' turns (every play takes a hand card; two
     passes in a row end it), far below ARC_TURNS."""
+    if s.arc_unsettled:  # only in a deck with REM
+        settle_lead(s)
     turn = s.turns
     if turn < ARC_TURNS:
         s.arc_leads[turn] = s.arc_lead
