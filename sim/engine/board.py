@@ -162,29 +162,28 @@ def keep_lead(s, line):
     """The game's lead (s.arc_lead) after a line's cards changed: only that line's
     controller can have changed, so the lead moves by the change in its signed points.
     Kept here, not summed over the lines after every turn (that cost random play 18%).
-    By the line's kept counts, as if every card counted; in a deck with REM the line is
-    marked, and settle_lead corrects it by the walk at the turn's end (the walk's call
-    here, even untaken, cost random play in base 10%)."""
+    By the line's kept counts, as if every card counted: in a deck with REM, settle_lead
+    corrects the lines holding one by the walk at the turn's end (the walk's call here,
+    even untaken, cost random play in base 10%)."""
     count = np.int64(s.count[line])
     margin = count - 2 * np.int64(s.ones[line])  # zeros - ones
     held = (np.int64(margin > 0) - np.int64(margin < 0)) * np.int64(count >= 3)
     points = held * 10 * (line + 1)
     s.arc_lead += points - s.arc_points[line]
     s.arc_points[line] = points
-    if not s.no_rem:
-        s.arc_unsettled |= 1 << line
 
 
 @kernel
 def settle_lead(s):
-    """The lead with each marked line's controller by the REM walk (score.controller)."""
+    """The lead with the controller of each line holding a REM by the walk (score.
+    controller): keep_lead counted every card. A line whose last REM left was counted
+    right by keep_lead, which runs after the REM count is kept."""
     for line in range(s.lines):
-        if (s.arc_unsettled >> line) & 1:
+        if s.rems[line]:
             who = controller(s, line)
             points = (0 if who == NOBODY else 1 - 2 * who) * 10 * (line + 1)
             s.arc_lead += points - s.arc_points[line]
             s.arc_points[line] = points
-    s.arc_unsettled = 0
 
 
 @kernel

@@ -82,7 +82,6 @@ def clear(s, lines, capacity, free):
     s.cpu_log_len = 0
     s.arc_lead = 0
     s.arc_points[:] = 0
-    s.arc_unsettled = 0
     s.arc_leads[0] = 0
 
 
@@ -172,7 +171,7 @@ def track(s):
     record_arc: one store, as the board keeps the lead up to date (board.keep_lead). A
     game lasts at most about twice its cards' turns (every play takes a hand card; two
     passes in a row end it), far below ARC_TURNS."""
-    if s.arc_unsettled:  # only in a deck with REM
+    if not s.no_rem:
         settle_lead(s)
     turn = s.turns
     if turn < ARC_TURNS:

@@ -132,11 +132,9 @@ STATE_DTYPE = np.dtype(
         # the game's arc (#34). The lead, score of digit 0 minus digit 1, is kept where a
         # line's controller can change (board.keep_lead: a card placed, lifted or turned
         # over): each line's signed points (+value held by digit 0, -value by digit 1) and
-        # their sum (arc_leads, below, holds it at each turn's end); in a deck with REM a
-        # bit per line whose controller is still to be found by the walk (settle_lead)
+        # their sum (arc_leads, below, holds it at each turn's end)
         ("arc_lead", np.int32),
         ("arc_points", np.int16, (MAX_LINES,)),
-        ("arc_unsettled", np.uint8),
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)
         ("path_options", np.int16, (MAX_DEPTH,)),  # options met, below path_pos
