@@ -59,8 +59,16 @@ class Arc:
         e = self.half_wins
         if math.isnan(e.value):
             return "no half-time leader in any game"
-        kind = "early" if e.low >= EARLY else "late" if e.high < LATE else "midway"
-        return f"decided {kind}: half-time leader wins {present.rate(e.value, e.low, e.high)}"
+        return f"decided {self.when()}: half-time leader wins {self.half_text()}"
+
+    def when(self) -> str:
+        """'early', 'midway' or 'late' (see words)."""
+        e = self.half_wins
+        return "early" if e.low >= EARLY else "late" if e.high < LATE else "midway"
+
+    def half_text(self) -> str:
+        """'91.0% [90.2, 91.8]': the half-time leader's win rate."""
+        return present.rate(self.half_wins.value, self.half_wins.low, self.half_wins.high)
 
 
 def from_tallies(row: dict, unit: str) -> Arc:

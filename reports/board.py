@@ -10,6 +10,7 @@ which is stronger (the same verdict logic, with Elo). It fits 80 columns.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from reports import arc as game_arc
@@ -158,12 +159,15 @@ def to_json(r: BoardRow) -> dict:
     }
 
 
+ARC_HEADING = "Decided early, midway or late (the half-time leader's win rate):"
+
+
 def arc_lines(board: list[BoardRow]) -> list[str]:
-    """'base · random,random: decided early: half-time leader wins 91.0% [90.2, 91.8]'
-    per cell of a run with arc columns (reports/arc.py)."""
-    return [
-        f"{r.cell.config} · {r.cell.matchup}: {r.cell.arc.words()}" for r in board if r.cell.arc
-    ]
+    """A heading, then '  base · random,random: late, 54.9% [53.9, 55.9]' per cell of a run
+    with arc columns (reports/arc.py); short, so a long match-up still fits 80 columns."""
+    cells = [r.cell for r in board if r.cell.arc and not math.isnan(r.cell.arc.half_wins.value)]
+    lines = [f"  {c.config} · {c.matchup}: {c.arc.when()}, {c.arc.half_text()}" for c in cells]
+    return [ARC_HEADING, *lines] if lines else []
 
 
 DEAD_SHARE, MIN_PLAYS = 0.05, 100  # a kind played this often that takes effect this seldom

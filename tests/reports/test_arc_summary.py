@@ -166,8 +166,11 @@ def test_the_summary_figures_are_the_games_tables(run_folder):
 def test_summary_prints_the_arc_in_words_and_as_a_section_and_json(run_folder):
     result = CliRunner().invoke(app, ["summary", str(run_folder)], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
-    lines = [line for line in result.output.splitlines() if "half-time leader wins" in line]
-    assert len(lines) == 2 and lines[0].startswith("base · random,random: decided ")
+    out = result.output.splitlines()
+    at = out.index("Decided early, midway or late (the half-time leader's win rate):")
+    assert out[at + 1].startswith("  base · random,random: ") and "%" in out[at + 1]
+    assert out[at + 2].startswith("  101 · random,random: ")
+    assert all(len(line) <= 80 for line in out)
     shown = CliRunner().invoke(app, ["summary", str(run_folder), "--show", "arc"])
     assert "lead changes per game" in shown.output and "won from 20+ behind" in shown.output
     as_json = CliRunner().invoke(app, ["summary", str(run_folder), "--json"])
