@@ -10,8 +10,10 @@ which is stronger (the same verdict logic, with Elo). It fits 80 columns.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from reports import arc as game_arc
 from reports import present
 from reports.summary import CellSummary, Proportion
 from reports.verdict import Verdict, decide
@@ -128,7 +130,7 @@ def legend(margin: float) -> str:
     )
 
 
-SECTIONS = ("wins", "outcomes", "lines", "ends", "turns", "control", "cards")
+SECTIONS = ("wins", "outcomes", "lines", "ends", "turns", "control", "cards", "arc")
 """The long sections after the board, by the name --show takes."""
 
 
@@ -153,4 +155,59 @@ def to_json(r: BoardRow) -> dict:
         "mean_turns": s.turns.mean,
         "seat_verdict": r.seat.to_json(),
         "strategy_verdict": None if r.strategies is None else r.strategies.to_json(),
+        "arc": game_arc.to_json(s.arc),
     }
+
+
+ARC_HEADING = "Decided early, midway or late (the half-time leader's win rate):"
+
+
+def arc_lines(board: list[BoardRow]) -> list[str]:
+    """A heading, then '  base · random,random: late, 54.9% [53.9, 55.9]' per cell of a run
+    with arc columns (reports/arc.py); short, so a long match-up still fits 80 columns."""
+    cells = [r.cell for r in board if r.cell.arc and not math.isnan(r.cell.arc.half_wins.value)]
+    lines = [f"  {c.config} · {c.matchup}: {c.arc.when()}, {c.arc.half_text()}" for c in cells]
+    return [ARC_HEADING, *lines] if lines else []
+
+
+DEAD_SHARE, MIN_PLAYS = 0.05, 100  # a kind played this often that takes effect this seldom
+
+
+@dataclass(frozen=True)
+class CardFlag:
+    """A kind of card that is dead weight in a cell: played, but seldom taking effect."""
+
+    config: str
+    matchup: str
+    kind: str
+    plays: int
+    effects: int
+
+    @property
+    def share(self) -> float:
+        return self.effects / self.plays
+
+    def text(self) -> str:
+        """'dead: base · random,random · SAVE takes effect in 3.1% of 2,345 plays'."""
+        where = f"{self.config} · {self.matchup} · {self.kind}"
+        return f"dead: {where} takes effect in {present.pct(self.share)} of {self.plays:,} plays"
+
+    def to_json(self) -> dict:
+        keys = ("config", "matchup", "kind", "plays", "effects")
+        return {k: getattr(self, k) for k in keys} | {"share": self.share, "flag": "dead"}
+
+
+def card_flags(summaries: list[CellSummary]) -> list[CardFlag]:
+    """Per cell, the kinds played at least MIN_PLAYS times (both seats) that took effect in
+    under DEAD_SHARE of their plays (BLANK has no command: never flagged)."""
+    out = []
+    for s in summaries:
+        totals: dict[str, list[float]] = {}
+        for c in s.cards:
+            sums = totals.setdefault(c.kind, [0.0, 0.0])
+            sums[0] += c.played * c.seat_games
+            sums[1] += c.took_effect * c.seat_games
+        for kind, (plays, effects) in totals.items():
+            if kind != "BLANK" and plays >= MIN_PLAYS and effects < DEAD_SHARE * plays:
+                out.append(CardFlag(s.config, s.matchup, kind, round(plays), round(effects)))
+    return out

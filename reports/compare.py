@@ -18,7 +18,7 @@ from pathlib import Path
 import polars as pl
 from rich.console import Console
 
-from reports import csv_out, present
+from reports import arc, csv_out, present
 from reports.balance import NAME as BALANCE
 from reports.balance import Closer, closer, closer_of
 from reports.paired import line_up, pair_parts
@@ -212,10 +212,12 @@ def pairing(fa: pl.DataFrame, fb: pl.DataFrame) -> tuple[bool, str]:
 
 
 def metrics(
-    matchup: str, ends: list[str], lines: list[int]
+    matchup: str, ends: list[str], lines: list[int], with_arc: bool = False
 ) -> list[tuple[str, pl.Expr, bool, str]]:
     """(name, per-game value, is a rate, family) for every row compared. With only two end
-    reasons the second is the first's complement and is not tested again."""
+    reasons the second is the first's complement and is not tested again. with_arc: both runs
+    have the arc columns (#34), compared as shares of all games (a paired test needs every
+    game in both runs' denominators)."""
     a = read_matchup(matchup).first.text
     winner, outcome = pl.col("winner"), pl.col("outcome")
     rows = [
@@ -242,11 +244,28 @@ def metrics(
             )
             for v in lines
         ),
+        *(arc_metrics() if with_arc else []),
     ]
     return [
         (name, expr.fill_null(False).cast(pl.Float64), rate, family)
         for name, expr, rate, family in rows
     ]
+
+
+def arc_metrics() -> list[tuple[str, pl.Expr, bool, str]]:
+    """The game's arc as secondary rows: mean lead changes, and of all games the shares won
+    from 10 and 20 points behind and won by the half-time leader (docs/statistics.md)."""
+    deficit, half = pl.col("max_deficit"), pl.col("half_leader").cast(pl.String)
+    return [
+        ("mean lead changes", pl.col("lead_changes"), False, "secondary"),
+        *((f"won from {p}+ behind", deficit >= p, True, "secondary") for p in arc.COMEBACKS),
+        ("half-time leader won", half == pl.col("winner").cast(pl.String), True, "secondary"),
+    ]
+
+
+def has_arc(*columns) -> bool:
+    """Every one of the column lists has the arc columns (runs from before #34 do not)."""
+    return all(set(arc.COLUMNS) <= set(c) for c in columns)
 
 
 def _ends(fa: pl.DataFrame, fb: pl.DataFrame) -> list[str]:
@@ -276,7 +295,8 @@ def compare_cell(
     notes = [f"{where}: line {v} only in A" for v in lines_a if v not in lines_b]
     notes += [f"{where}: line {v} only in B" for v in lines_b if v not in lines_a]
     lines = [v for v in lines_a if v in lines_b]
-    every = metrics(matchup, [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)], lines)
+    arcs = has_arc(a.columns, b.columns)
+    every = metrics(matchup, [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)], lines, arcs)
     quantities = {name: (expr, None) for name, expr, _, _ in every}
     quantities["pairless"] = (pl.col("pair").is_null(), None)
     quantities[BALANCE] = (first_score(), None)
@@ -295,7 +315,7 @@ def compare_cell(
             for parts in (parts_a, parts_b)
         )
     ends = [r for r in END_ORDER if ta[f"end: {r}:y"] or tb[f"end: {r}:y"]]
-    chosen = metrics(matchup, ends, lines)
+    chosen = metrics(matchup, ends, lines, arcs)
     units = tuple("game" if t["pairless:y"] else "pair" for t in (ta, tb))
     if not lined_up:
         paired, how, sums = False, f"unpaired: {n_a:,} vs {n_b:,} games", {}
@@ -381,7 +401,8 @@ def _compare_whole(
     notes = [f"{where}: line {v} only in A" for v in lines_a if v not in lines_b]
     notes += [f"{where}: line {v} only in B" for v in lines_b if v not in lines_a]
     paired, how = pairing(fa, fb)
-    chosen = metrics(matchup, _ends(fa, fb), [v for v in lines_a if v in lines_b])
+    lines = [v for v in lines_a if v in lines_b]
+    chosen = metrics(matchup, _ends(fa, fb), lines, has_arc(fa.columns, fb.columns))
     quantities = {name: (expr, None) for name, expr, _, _ in chosen}
     ta, tb = (tallies(f, [], quantities).row(0, named=True) for f in (fa, fb))
     units = (unit_name(fa), unit_name(fb))
@@ -398,7 +419,7 @@ def _compare_whole(
 
 
 COMPARED = ["config", "matchup", "config_hash", "rules_version", "pair", *PAIR_KEYS, *SEATS]
-COMPARED += ["winner", "outcome", "end_reason", "turns"]
+COMPARED += ["winner", "outcome", "end_reason", "turns", *arc.COLUMNS]
 
 
 def cell_frame(run: RunFolder, config: str, matchup: str) -> pl.DataFrame:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from reports import arc as game_arc
 from reports import plots, present
 from reports.html_skill import skill_section
 from reports.render import render
@@ -30,6 +31,7 @@ from reports.tally import (
     column_codes,
     from_row,
     part_shape,
+    part_tallies,
     read_parts,
     tallies,
     tallies_frame,
@@ -107,6 +109,7 @@ def build_report(run: Run, margin: float = DEFAULT_MARGIN) -> str:
         skill=skill_section(run.folder, margin),
         distributions=distribution_section(run),
         lines=line_control_section(run),
+        arc=arc_section(run),
         cards=card_section(run),
     )
 
@@ -736,6 +739,32 @@ def line_note(r: dict, columns: list[str]) -> dict:
 
 
 CARD_RATES = {"played": "won_played", "not": "won_unplayed"}  # html name -> tally name
+
+
+def arc_section(run: Run) -> list[dict] | None:
+    """Per cell, the game's arc (reports/arc.py) as labelled texts and its line in words;
+    None for a run without the arc columns (from before #34)."""
+    names = run.games.collect_schema().names()
+    if not set(game_arc.COLUMNS) <= set(names):
+        return None
+    quantities = game_arc.quantities() | {"pairless": (pl.col("pair").is_null(), None)}
+    columns = [*game_arc.COLUMNS, "winner", "turns"]
+    counted = part_tallies(list(run.parts), KEYS, quantities, columns)
+    out = []
+    for r in counted.iter_rows(named=True):
+        figures = game_arc.from_tallies(r, "game" if r["pairless:y"] else "pair")
+        rows = [
+            (label, present.rate(*_bounds(e)) if is_rate else present.mean(*_bounds(e)))
+            for label, e, is_rate in game_arc.rows(figures)
+        ]
+        units = figures.lead_changes.sample
+        out.append({"config": r["config"], "matchup": r["matchup"], "rows": rows, "units": units,
+                    "words": figures.words()})  # fmt: skip
+    return out
+
+
+def _bounds(e: Estimate) -> tuple[float, float, float]:
+    return e.value, e.low, e.high
 
 
 def card_table(run: Run) -> pl.DataFrame:

@@ -3,6 +3,7 @@ players, or a run folder's game (its seed derived as the run dealt it)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,15 @@ from sim.model.config import Config
 from sim.model.notation import MARK, legend, render_card
 from sim.model.position import display_rows
 from sim.play import batch as game
-from sim.play.stepped import Context, config_ref, drive, finish_game, seated_game, seats
+from sim.play.stepped import (
+    OUTCOMES,
+    Context,
+    config_ref,
+    drive,
+    finish_game,
+    seated_game,
+    seats,
+)
 from sim.players.specs import Matchup, parse_matchup, read_matchup
 
 
@@ -35,44 +44,122 @@ def print_game(
 ) -> np.record:
     """Play one game (A first, or B first when swapped, as in a run's pairs) and print it,
     after the notation's legend unless with_legend is False; its final state."""
-    context = Context(config_ref(config), seed, swapped, players.text)
-    seat_a, seat_b = seats(config, players, seed, swapped)
-    first, second = (seat_b, seat_a) if swapped else (seat_a, seat_b)
-    level = players.cpu_level(config.rules.cpu_level)
-    arr, strategies = seated_game(config, first, second, level, context)
-    s = arr[0]
+    game_of = dealt(config, seed, players, swapped)
+    s, first, where = game_of.s, game_of.first, game_of.where
     digit = int(s.first)
-    where = {digit: "first", 1 - digit: "second"}
     swap = " (seats swapped: B first)" if swapped else ""
     typer.echo(f"config {config.name} ({config.hash}), seed {seed}, players {players.text}{swap}")
     typer.echo(f"first player: digit {digit} ({first.spec})")
     if with_legend:
         typer.echo(legend(config.kinds()))
     typer.echo(board_text(s))
-    for turn in drive(s, strategies, context):
+    for turn in drive(s, game_of.strategies, game_of.context):
         hand = " ".join(render_card(c, False) for c in turn.hand) or "(empty)"
-        if turn.cpu_card:
-            cards = "; ".join(
-                f"{render_card(card, True)} on {10 * (line + 1)}" for card, line in turn.placed
-            )
-            move = f"CPU card on {turn.cpu_card}: " + (cards or "places nothing")
-            hand = "no hand"
-        elif turn.card is None:
-            move = "passes"
-        else:
-            move = f"plays {render_card(turn.card, False)} on {10 * (turn.line + 1)}"
-            move += f" {DIR_SYMBOLS[turn.direction]}" if turn.direction else ""
+        hand = "no hand" if turn.cpu_card else hand
         zero, one = scores(s)
-        typer.echo(f"\nturn {turn.number}: {turn.digit} ({where[turn.digit]}) holds {hand}; {move}")
+        typer.echo(
+            f"\nturn {turn.number}: {turn.digit} ({where[turn.digit]}) holds {hand}; "
+            f"{move_text(turn)}"
+        )
         typer.echo(board_text(s))
         typer.echo(f"  score 0: {zero}  1: {one}")
-    out, cards = game.result_buffers(1)
-    finish_game(s, strategies, context, out[0], cards[0])  # end_game fails here as in a run
+    game_of.finish()
     zero, one = scores(s)
     ended = f"ended: {game.end_reason(s)} after {int(s.turns)} turns"
-    result = winner_text(s, first.spec, second.spec)
+    result = winner_text(s, first.spec, game_of.second.spec)
     typer.echo(f"\n{ended}; score 0: {zero}  1: {one}; winner: {result}")
     return s
+
+
+@dataclass
+class Dealt:
+    """A game set up for a replay: its state, seats, Python strategies and context."""
+
+    arr: np.ndarray
+    strategies: list
+    context: Context
+    first: object  # specs.Seat
+    second: object
+
+    @property
+    def s(self):
+        return self.arr[0]
+
+    @property
+    def where(self) -> dict[int, str]:
+        digit = int(self.s.first)
+        return {digit: "first", 1 - digit: "second"}
+
+    def finish(self) -> np.ndarray:
+        """The result row, telling Python strategies the end (end_game fails here as in a
+        run)."""
+        out, cards = game.result_buffers(1)
+        finish_game(self.s, self.strategies, self.context, out[0], cards[0])
+        return out[0]
+
+
+def dealt(config: Config, seed: int, players: Matchup, swapped: bool) -> Dealt:
+    """The game dealt and seated as a run's pair would play it (B first when swapped)."""
+    context = Context(config_ref(config), seed, swapped, players.text)
+    seat_a, seat_b = seats(config, players, seed, swapped)
+    first, second = (seat_b, seat_a) if swapped else (seat_a, seat_b)
+    level = players.cpu_level(config.rules.cpu_level)
+    arr, strategies = seated_game(config, first, second, level, context)
+    return Dealt(arr, strategies, context, first, second)
+
+
+def move_text(turn) -> str:
+    """What a turn did, in words and position notation: `plays 1P on 20 →`, `passes`, ..."""
+    if turn.cpu_card:
+        cards = "; ".join(
+            f"{render_card(card, True)} on {10 * (line + 1)}" for card, line in turn.placed
+        )
+        return f"CPU card on {turn.cpu_card}: " + (cards or "places nothing")
+    if turn.card is None:
+        return "passes"
+    move = f"plays {render_card(turn.card, False)} on {10 * (turn.line + 1)}"
+    return move + (f" {DIR_SYMBOLS[turn.direction]}" if turn.direction else "")
+
+
+def game_json(config: Config, seed: int, players: Matchup, swapped: bool = False) -> tuple:
+    """Play one game as print_game does; (its JSON document, its final state): every turn's
+    mover, move and the scores after it, then the result (docs/designer-guide.md)."""
+    game_of = dealt(config, seed, players, swapped)
+    s, where = game_of.s, game_of.where
+    turns = []
+    for turn in drive(s, game_of.strategies, game_of.context):
+        zero, one = scores(s)
+        turns.append(
+            {
+                "turn": turn.number,
+                "mover": turn.digit,
+                "seat": where[turn.digit],
+                "move": move_text(turn),
+                "scores": [int(zero), int(one)],
+            }
+        )
+    out = game_of.finish()
+    zero, one = scores(s)
+    seat = int(out[R_WINNER])
+    outcome = OUTCOMES[int(out[R_OUTCOME])]
+    document = {
+        "shape": 1,
+        "config": config.name,
+        "config_hash": config.hash,
+        "seed": int(seed),
+        "players": players.text,
+        "swapped": bool(swapped),
+        "first": int(s.first),
+        "turns": turns,
+        "result": {
+            "winner": None if seat == DRAW else int(s.first) ^ seat,
+            "outcome": outcome,
+            "scores": [int(zero), int(one)],
+            "end_reason": game.end_reason(s),
+            "turns": int(s.turns),
+        },
+    }
+    return document, s
 
 
 def winner_text(s, first: str, second: str) -> str:
@@ -124,18 +211,23 @@ def print_run_game(
     players: Matchup | None,
     with_legend: bool = True,
     trust: bool = False,
+    as_json: bool = False,
 ) -> None:
-    """Replay and print game `game` of the run's cell (--config and --players choose it
+    """Replay and print game `game` of the run's cell (as_json: print game_json's document,
+    with the run and game) (--config and --players choose it
     when the run has several), then check the replay against the run's record. A Python
     strategy the run names is loaded only when the user named it (players) or trusts the
     run (trust): a run folder from elsewhere never runs code by being read."""
     found = run_game(path, game, config, players)
     if not trust:
         _named_by_the_user(path, found.players, players)
-    typer.echo(f"game {game} of {path} ({found.config.name} · {found.players})")
     # the user's own match-up, or (trusted) the run's, whose Python strategies load here
     seats = players if players is not None else parse_matchup(found.players)
-    s = print_game(found.config, found.seed, seats, found.swapped, with_legend)
+    if as_json:
+        document, s = game_json(found.config, found.seed, seats, found.swapped)
+    else:
+        typer.echo(f"game {game} of {path} ({found.config.name} · {found.players})")
+        s = print_game(found.config, found.seed, seats, found.swapped, with_legend)
     by_digit = [int(v) for v in scores(s)]
     first = int(s.first)
     replayed = {"turns": int(s.turns), "score_first": by_digit[first]}
@@ -145,6 +237,8 @@ def print_run_game(
             f"the replay differs from the run's record of game {game} ({found.recorded} "
             f"recorded, {replayed} replayed): the strategies or sim have changed since"
         )
+    if as_json:
+        typer.echo(json.dumps({"run": str(path), "game": game, **document}, indent=2))
 
 
 def run_game(path: Path, game: int, config: str | None, players: Matchup | None) -> RunGame:

@@ -14,6 +14,7 @@ from functools import cached_property
 import polars as pl
 from scipy import special  # not scipy.stats: a second to import for one quantile
 
+from reports import arc as game_arc
 from reports.tally import CARD_RATES, card_sums, card_tally, from_row, part_tallies
 from sim.players.specs import read_matchup
 from sim.stats import Estimate, Tally, events, unit_text
@@ -175,6 +176,7 @@ class CardStats:
     played_any: Proportion  # seat-games where at least one was played
     won_played: Proportion  # the seat's win rate when it played the kind
     won_not: Proportion  # ... and when it did not
+    took_effect: float = math.nan  # mean per seat and game (reports.board.card_flags)
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ class CellSummary:
     cards: list[CardStats]
     unit: str = "game"  # what the intervals count: "pair" or "game"
     first_score: Proportion | None = None  # the first seat's score (a draw half a win)
+    arc: game_arc.Arc | None = None  # what a game feels like; None for a run without arc columns
 
 
 def a_won() -> pl.Expr:
@@ -215,6 +218,8 @@ def summarize(run: RunFolder, cards: pl.DataFrame | None = None) -> list[CellSum
     quantities: dict = {}
     for (config, _), values in seen.items():
         quantities |= cell_quantities(values, lines[config])
+    arcs = set(game_arc.COLUMNS) <= set(run.columns)  # runs from before #34 have none
+    quantities |= game_arc.quantities() if arcs else {}
     columns = [c for c in run.columns if c not in ("config", "matchup")]
     counted = part_tallies(list(run.parts), ["config", "matchup"], quantities, columns)
     rows = {(r["config"], r["matchup"]): r for r in counted.iter_rows(named=True)}
@@ -242,6 +247,7 @@ def summarize(run: RunFolder, cards: pl.DataFrame | None = None) -> list[CellSum
                 card_stats.get((config, matchup), []),
                 unit,
                 p[FIRST_SCORE],
+                game_arc.from_tallies(row, unit) if arcs else None,
             )
         )
     return out
@@ -343,8 +349,10 @@ def _card_stats(unit: str, cards: pl.DataFrame) -> dict[tuple[str, str], list[Ca
     for r in cards.iter_rows(named=True):
         n = int(r["seat_games"])
         p = [Proportion.of(card_tally(r, rate), unit) for rate in CARD_RATES]
-        drawn, played = (r[c] / n if n else math.nan for c in ("drawn", "played"))
+        drawn, played, effect = (
+            r[c] / n if n else math.nan for c in ("drawn", "played", "took_effect")
+        )
         out.setdefault((r["config"], r["matchup"]), []).append(
-            CardStats(r["strategy"], r["kind"], n, drawn, played, *p)
+            CardStats(r["strategy"], r["kind"], n, drawn, played, *p, effect)
         )
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from reports import board, skill
+from reports import arc, board, skill
 from reports.summary import CellSummary, Proportion
 from sim.store.folder import RunFolder
 
@@ -71,6 +71,8 @@ def _cell(s: CellSummary, sections: tuple[str, ...]) -> dict:
             }
             for c in s.cards
         ]
+    if "arc" in sections:
+        out["arc"] = arc.to_json(s.arc)
     return out
 
 
@@ -87,5 +89,6 @@ def to_json(
         "warnings": run.warnings(),
         "board": [board.to_json(r) for r in rows],
         "skill": skill.board_json(rows),
+        "card_flags": [f.to_json() for f in board.card_flags(summaries)],
         "cells": [_cell(s, sections) for s in summaries] if sections else [],
     }

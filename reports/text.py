@@ -9,7 +9,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from reports import board, present, skill
+from reports import arc, board, present, skill
 from reports.present import drop_empty, fit
 from reports.summary import (
     CARD_NOTE,
@@ -64,6 +64,10 @@ def render(
         console.print(line, highlight=False)
     for line in skill.board_lines(rows):
         console.print(line, highlight=False)
+    for line in board.arc_lines(rows):
+        console.print(line, highlight=False)
+    for flag in board.card_flags(summaries):
+        console.print(flag.text(), highlight=False)
     console.print(board.legend(margin), highlight=False, style="dim")
     if show:
         render_sections(run, summaries, console, show)
@@ -81,6 +85,7 @@ def render_sections(
         "turns": _turns_table,
         "control": _control_table,
         "cards": _cards_table,
+        "arc": _arc_table,
     }
     for s in summaries:
         pairs = f", {s.games // 2:,} seat-swapped pairs" if _swapped(run) else ""
@@ -251,4 +256,22 @@ def _cards_table(s: CellSummary) -> Table | None:
             f"{rate_text(c.won_not)} ({c.won_not.n:,})",
             _note(c.won_played.note, c.won_not.note),
         )
+    return table
+
+
+def _arc_table(s: CellSummary) -> Table | None:
+    """What a game feels like: lead changes, comebacks, the half-time leader, when the game
+    is decided (docs/statistics.md), for a run with arc columns."""
+    if s.arc is None:
+        return None
+    table = Table(
+        "figure", "value [95% CI]", "units", title="The game's arc", caption=s.arc.words()
+    )
+    for label, e, is_rate in arc.rows(s.arc):
+        value = (
+            present.rate(e.value, e.low, e.high)
+            if is_rate
+            else present.mean(e.value, e.low, e.high)
+        )
+        table.add_row(label, value, f"{e.units:,}")
     return table

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sim.cli.common import DecisionTimeout, Set, checked_seed, fail, load_config, usage
+from sim.cli.common import DecisionTimeout, Json, Set, checked_seed, fail, load_config, usage
 
 
 def show(
@@ -44,12 +45,14 @@ def show(
         ),
     ] = False,
     decision_timeout: DecisionTimeout = 10.0,
+    json_out: Json = False,
 ) -> None:
     """Play one game and print it turn by turn in position notation (docs/RULES.md 12).
 
     With --run RUN_DIR --game N: a run's game as it was played, seed and seats from the run.
-    --config and --players choose the cell of a run with several."""
-    from reports.replay import ReplayError, RunGameError, print_game, print_run_game
+    --config and --players choose the cell of a run with several.
+    --json: every turn's mover, move and scores after it, and the result."""
+    from reports.replay import ReplayError, RunGameError, game_json, print_game, print_run_game
     from sim.play.stepped import EngineError, StrategyError
     from sim.players.guard import timeout
     from sim.players.specs import PlayerError, parse_matchup
@@ -69,11 +72,15 @@ def show(
     try:
         with timeout(decision_timeout):
             if run is not None:
-                print_run_game(run, game, config, named, not no_legend, trust_run)
+                print_run_game(run, game, config, named, not no_legend, trust_run, json_out)
             else:
                 chosen = load_config(config or "base", overlay)
                 seats = named or parse_matchup("random,random")
-                print_game(chosen, seed or 0, seats, swapped, not no_legend)
+                if json_out:
+                    document, _ = game_json(chosen, seed or 0, seats, swapped)
+                    typer.echo(json.dumps(document, indent=2))
+                else:
+                    print_game(chosen, seed or 0, seats, swapped, not no_legend)
     except RunGameError as exc:
         usage(str(exc))
     except (PlayerError, StrategyError, EngineError, ReplayError) as exc:

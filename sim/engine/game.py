@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.board import place
+from sim.engine.board import place, settle_lead
 from sim.engine.cards import BLANK, CONT, END, LEFT, N_KINDS, REM, RIGHT
 from sim.engine.hands import draw
-from sim.engine.jit import entry, kernel
+from sim.engine.jit import entry, inlined, kernel
 from sim.engine.rng import advance, below, chance_int, mix
 from sim.engine.score import controller
 from sim.engine.state import (
+    ARC_TURNS,
     MAX_COLS,
     MAX_LINES,
     NO_CARD,
@@ -24,7 +25,12 @@ from sim.engine.turn import HAND_SIZE, canonical_turn
 R_FIRST, R_END, R_TURNS, R_SCORE_FIRST, R_SCORE_SECOND, R_ERROR = 0, 1, 2, 3, 4, 5
 R_WINNER, R_OUTCOME, R_TIEBREAK_LINE = 6, 7, 8  # winner: 0, 1 or 2 (draw)
 R_LINE0 = 9  # then one column per line: controlling seat, -1 nobody
-RESULT_WIDTH = R_LINE0 + MAX_LINES
+# then the game's arc (docs/statistics.md), from track: sign flips of the lead, the turn from
+# which the winner stayed ahead and their largest deficit (-1 for a draw), and the seat
+# leading at the end of turn turns // 2 (-1: level, or past ARC_TURNS)
+R_LEAD_CHANGES = R_LINE0 + MAX_LINES
+R_DECIDED_TURN, R_MAX_DEFICIT, R_HALF_LEADER = (R_LEAD_CHANGES + i for i in (1, 2, 3))
+RESULT_WIDTH = R_HALF_LEADER + 1
 WIN_FIRST, WIN_SECOND, DRAW = 0, 1, 2
 OUTCOME_POINTS, OUTCOME_TIEBREAK, OUTCOME_DRAW = 0, 1, 2
 # The cards array: [game, seat, kind, C_*]
@@ -74,6 +80,9 @@ def clear(s, lines, capacity, free):
     s.snap_at = -1
     s.cpu = NO_CPU
     s.cpu_log_len = 0
+    s.arc_lead = 0
+    s.arc_points[:] = 0
+    s.arc_leads[0] = 0
 
 
 @kernel
@@ -156,6 +165,19 @@ def deal(s, first_option):
                 draw(s, digit)
 
 
+@inlined
+def track(s):
+    """The lead at the end of a turn (the game loops call it after every turn), kept for
+    record_arc: one store, as the board keeps the lead up to date (board.keep_lead). A
+    game lasts at most about twice its cards' turns (every play takes a hand card; two
+    passes in a row end it), far below ARC_TURNS."""
+    if not s.no_rem:
+        settle_lead(s)
+    turn = s.turns
+    if turn < ARC_TURNS:
+        s.arc_leads[turn] = s.arc_lead
+
+
 @kernel
 def record(s, out, cards):
     """Write a finished game's result row and its per-seat, per-kind card counts."""
@@ -192,6 +214,7 @@ def record(s, out, cards):
         out[R_OUTCOME] = OUTCOME_TIEBREAK
         out[R_WINNER] = out[R_LINE0 + top_line]
         out[R_TIEBREAK_LINE] = 10 * (top_line + 1)
+    record_arc(s, out)
     if not s.no_lasting:  # a walk over the display that decks without REM, END, CONT skip
         count_lasting_effects(s)
     for digit in range(2):
@@ -200,6 +223,34 @@ def record(s, out, cards):
             cards[seat, kind, C_DRAWN] = s.drawn[digit, kind]
             cards[seat, kind, C_PLAYED] = s.played[digit, kind]
             cards[seat, kind, C_EFFECT] = s.effect[digit, kind]
+
+
+@kernel
+def record_arc(s, out):
+    """The arc columns of a recorded game (after R_WINNER is set) from the lead at each
+    turn's end (track; docs/statistics.md): the flips of its sign, level turns skipped;
+    the winner's last turn not strictly ahead and largest deficit; the half-time leader.
+
+    A game won with level scores (the tie-break, or the CPU losing equal scores) has its
+    winner not ahead at its last turn: decided on that last turn."""
+    turns = min(np.int64(s.turns), ARC_TURNS - 1)
+    winner = out[R_WINNER]
+    ahead = 1 if (s.first ^ winner) == 0 else -1  # the lead's sign for the winner (digit 0: +)
+    sign, changes, behind, deficit = 0, 0, 0, 0
+    for turn in range(1, turns + 1):
+        lead = np.int64(s.arc_leads[turn])
+        now = np.int64(lead > 0) - np.int64(lead < 0)
+        changes += np.int64(now * sign < 0)
+        sign = now if now != 0 else sign
+        margin = ahead * lead
+        behind = turn if margin <= 0 else behind
+        deficit = max(deficit, -margin)
+    out[R_LEAD_CHANGES] = changes
+    out[R_DECIDED_TURN] = -1 if winner == DRAW else min(behind + 1, turns)
+    out[R_MAX_DEFICIT] = -1 if winner == DRAW else deficit
+    half = s.arc_leads[turns // 2]  # index 0: before the first turn, level
+    leader = 0 if half > 0 else 1  # the digit ahead, if any
+    out[R_HALF_LEADER] = -1 if half == 0 else (0 if leader == s.first else 1)
 
 
 @kernel
@@ -293,5 +344,6 @@ def play_random_games(s, rules, seats, seeds, swapped, out, cards):
         restart(s, *rules[2:], seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             canonical_turn(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0

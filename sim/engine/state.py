@@ -38,6 +38,9 @@ VISIBILITIES = ("default", "open", "closed")
 MAX_DEPTH = 2 * MAX_CARDS + 1
 MAX_SCRIPT = MAX_DEPTH  # a move's scripted sub-decisions are some of its chain's decisions
 EVAL_SLOTS = 32  # per digit: room for an evaluating strategy's weights (strategies/heuristic.py)
+# turns whose lead's sign is kept for the half-time leader (game.track): a game of up to
+# twice this many turns has one; longer games (none seen) record it as unknown
+ARC_TURNS = 1024
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 
@@ -126,6 +129,12 @@ STATE_DTYPE = np.dtype(
         # the display as one decision (at depth snap_at, -1 for none) saw it, for the CPU's
         # ranking; one snapshot, not one per depth, keeps the record small at any depth
         ("snap_at", np.int16),
+        # the game's arc (#34). The lead, score of digit 0 minus digit 1, is kept where a
+        # line's controller can change (board.keep_lead: a card placed, lifted or turned
+        # over): each line's signed points (+value held by digit 0, -value by digit 1) and
+        # their sum (arc_leads, below, holds it at each turn's end)
+        ("arc_lead", np.int32),
+        ("arc_points", np.int16, (MAX_LINES,)),
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)
         ("path_options", np.int16, (MAX_DEPTH,)),  # options met, below path_pos
@@ -149,6 +158,10 @@ STATE_DTYPE = np.dtype(
         # Read only by that seat's own turn on the state a loop plays, never on a search's
         # copy, so clone leaves them out (512 bytes more per copy cost heuristic 20%)
         ("weights", np.float64, (2, EVAL_SLOTS)),
+        # the lead at the end of each turn (index 0: before the first), for the arc
+        # columns (game.track, record_arc); read only by record, never by play: clone
+        # leaves it out
+        ("arc_leads", np.int16, (ARC_TURNS,)),
     ],
     align=True,
 )

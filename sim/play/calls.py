@@ -18,6 +18,7 @@ from sim.engine.board import can_enter
 from sim.engine.clone import clone
 from sim.engine.cpu import cpu_turn
 from sim.engine.decide import gosub_line_ok, n_dirs, nth_dir
+from sim.engine.game import track
 from sim.engine.jit import DISABLED, entry, kernel
 from sim.engine.state import (
     POLICY_GREEDY,
@@ -52,6 +53,13 @@ def turn_fields(a):
     mover's policy)."""
     s = a[0]
     return s.ended, s.mover, s.cpu, s.error, s.policy[s.mover]
+
+
+@entry
+def tracked(a):
+    """After a turn: the game's arc brought up to date (game.track); the engine's error."""
+    track(a[0])
+    return a[0].error
 
 
 @entry

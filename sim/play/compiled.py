@@ -11,7 +11,7 @@ made by a factory. Random against random without the CPU has its own loop in the
 
 from __future__ import annotations
 
-from sim.engine.game import play_random_games, record, setup
+from sim.engine.game import play_random_games, record, setup, track
 from sim.engine.jit import entry, inlined, kernel
 from sim.engine.state import (
     ONGOING,
@@ -60,6 +60,7 @@ def play_cpu_games(s, rules, seats, seeds, swapped, out, cards):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_random(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0
 
@@ -71,6 +72,7 @@ def play_greedy_games(s, rules, seats, seeds, swapped, out, cards):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             greedy_seat(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0
 
@@ -82,6 +84,7 @@ def play_cpu_greedy_games(s, rules, seats, seeds, swapped, out, cards):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_greedy(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0
 
@@ -93,6 +96,7 @@ def play_heuristic_games(s, rules, seats, seeds, swapped, out, cards):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             heuristic_seat(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0
 
@@ -104,6 +108,7 @@ def play_cpu_heuristic_games(s, rules, seats, seeds, swapped, out, cards):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_heuristic(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0
 
@@ -115,6 +120,7 @@ def play_mc_games(s, rules, seats, seeds, swapped, out, cards):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_mc(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0
 
@@ -126,6 +132,7 @@ def play_games(s, rules, seats, seeds, swapped, out, cards):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_any(s)
+            track(s)
         record(s, out[g], cards[g])
     return 0
 

@@ -111,7 +111,7 @@ def drive(s, strategies, context: Context, records: bool = True) -> Iterator[Tur
             calls.seat_turn(policy)(arr)
         else:
             python_turn(arr, int(digit), strategies[digit], scratch, context)
-        error = calls.turn_fields(arr)[3]
+        error = calls.tracked(arr)  # the game arc after the turn (game.track)
         if error != OK:
             raise EngineError(
                 f"game seed {context.seed}: the engine hit a fixed limit (error {error})"

@@ -48,6 +48,10 @@ GAMES_TYPES: dict[str, pa.DataType] = {
     "score_first": pa.uint16(),
     "score_second": pa.uint16(),
     **dict.fromkeys(LINE_COLUMNS, ENUM),  # SEATS
+    "lead_changes": pa.uint16(),  # the game's arc (docs/statistics.md)
+    "decided_turn": pa.uint16(),  # null for a draw
+    "max_deficit": pa.uint16(),  # null for a draw
+    "half_leader": ENUM,  # SEATS; null when level at half-time
 }
 
 CARDS_TYPES: dict[str, pa.DataType] = {  # opt-in: one row per game and seat

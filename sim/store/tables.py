@@ -105,7 +105,20 @@ def games_columns(run_id, cell, start: int, swap: bool, fields) -> list[Column]:
     for i, name in enumerate(LINE_COLUMNS):
         line = fields[eg.R_LINE0 + i]
         columns.append(_enum(name, line, SEATS, valid=line >= 0))
-    return columns
+    return columns + arc_columns(fields)
+
+
+def arc_columns(fields) -> list[Column]:
+    """The game's arc (docs/statistics.md): null where the engine wrote -1 (a draw has no
+    decided turn or winner's deficit; a level half-time has no leader)."""
+    decided, deficit = fields[eg.R_DECIDED_TURN], fields[eg.R_MAX_DEFICIT]
+    leader = fields[eg.R_HALF_LEADER]
+    return [
+        Column("lead_changes", fields[eg.R_LEAD_CHANGES].astype(np.uint16), bits=16),
+        Column("decided_turn", decided.astype(np.uint16), bits=16, valid=decided >= 0),
+        Column("max_deficit", deficit.astype(np.uint16), bits=16, valid=deficit >= 0),
+        _enum("half_leader", leader, SEATS, valid=leader >= 0),
+    ]
 
 
 @numba.njit(cache=True)

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
 import polars as pl
 import pytest
+from arc_reference import arc
 from cli_failures import assert_clean_failure, assert_exit_1
 from run_folders import splitmix64, store_seeds
 from typer.testing import CliRunner
@@ -98,3 +100,38 @@ def test_a_changed_config_or_record_is_refused(folder, tmp_path):
         assert "has changed since the run played it" in assert_exit_1(run(*args))
     finally:
         config.write_text(text)
+
+
+def test_show_json_recomputes_the_stored_arc_of_sampled_games_in_every_cell(folder):
+    """The scores after every turn of `sim show --run RUN --game N --json` give, by the
+    definitions (tests/arc_reference.py), the arc columns the run stored for that game."""
+    columns = ("lead_changes", "decided_turn", "max_deficit", "half_leader")
+    for matchup in ("greedy,random", "random,random"):
+        for game in (0, 5, 12, 31):
+            args = ("--run", str(folder), "--game", str(game), "--players", matchup, "--json")
+            result = run("show", *args)
+            assert result.exit_code == 0, result.output
+            shown = json.loads(result.output)
+            assert (shown["run"], shown["game"], shown["players"]) == (str(folder), game, matchup)
+            turns, end = shown["turns"], shown["result"]
+            assert [t["turn"] for t in turns] == list(range(1, len(turns) + 1))
+            assert len(turns) == end["turns"] and turns[-1]["scores"] == end["scores"]
+            row = _recorded(folder, matchup, game)
+            by_seat = [end["scores"][shown["first"]], end["scores"][1 - shown["first"]]]
+            assert by_seat == [row["score_first"], row["score_second"]]
+            scores = [tuple(t["scores"]) for t in turns]
+            want = arc(scores, end["winner"], shown["first"])
+            assert {c: row[c] for c in columns} == want, (matchup, game)
+
+
+def test_show_json_without_a_run_names_each_turns_mover_and_move():
+    result = run("show", "--seed", "3", "--players", "greedy,random", "--json")
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert set(shown["turns"][0]) == {"turn", "mover", "seat", "move", "scores"}
+    assert shown["turns"][0]["mover"] == shown["first"] and shown["turns"][0]["seat"] == "first"
+    movers = [t["mover"] for t in shown["turns"]]
+    assert movers[::2] == [shown["first"]] * len(movers[::2])  # no CPU: turns alternate
+    assert movers[1::2] == [1 - shown["first"]] * len(movers[1::2])
+    assert set(shown["result"]) == {"winner", "outcome", "scores", "end_reason", "turns"}
+    assert shown["result"]["outcome"] in ("points", "tiebreak", "draw")

@@ -224,12 +224,13 @@ GAMES_KINDS = {
     **dict.fromkeys(
         ["run_id", "config", "config_hash", "rules_version", "matchup", "first", "second"], "name"
     ),
-    **dict.fromkeys(["winner", "outcome", "end_reason"], "enum"),
+    **dict.fromkeys(["winner", "outcome", "end_reason", "half_leader"], "enum"),
     **{f"line_{v}": "enum" for v in (10, 20, 30, 40, 50, 60)},
     "swapped": "flag",
     **dict.fromkeys(["pair", "game"], "u32"),
     **dict.fromkeys(["first_digit", "tiebreak_line"], "u8"),
     **dict.fromkeys(["turns", "score_first", "score_second"], "u16"),
+    **dict.fromkeys(["lead_changes", "decided_turn", "max_deficit"], "u16"),
 }
 READER_TYPES = {  # kind -> polars, pandas (numpy), pandas (pyarrow backend), DuckDB
     "name": ("Categorical", "category", "dictionary<values=string, indices=int32, ordered=0>",
@@ -274,6 +275,9 @@ def test_pandas_gets_the_documented_types(tmp_path):
     numpy_types = {n: str(t) for n, t in pd.read_parquet(path).dtypes.items()}
     expected = {n: READER_TYPES[k][1] for n, k in GAMES_KINDS.items()}
     expected["tiebreak_line"] = "float64"  # numpy integers hold no nulls: pandas makes floats
+    draws = pd.read_parquet(path)["winner"].eq("draw").any()
+    assert draws  # base at random has draws in 300 games: null decided turns and deficits
+    expected["decided_turn"] = expected["max_deficit"] = "float64"
     assert numpy_types == expected
     arrow = pd.read_parquet(path, dtype_backend="pyarrow").dtypes
     assert {n: str(t) for n, t in arrow.items()} == {
