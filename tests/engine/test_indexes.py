@@ -119,6 +119,8 @@ def test_no_engine_index_is_negative(tmp_path):
             "0",
             "-p",
             "no:cacheprovider",
+            "-W",  # at NUMBA_OPT=0 a large global array stays a pointer: no cache, no harm
+            "ignore:Cannot cache compiled function:numba.core.errors.NumbaWarning",
             "model/test_scenarios.py",
         ],  # fmt: skip
         cwd=HERE,
