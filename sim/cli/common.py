@@ -114,3 +114,28 @@ def load_config(name: str, overlay: list[str] | None = None):
     for warning in config.warnings:
         typer.echo(f"warning: {warning}", err=True)
     return config
+
+
+def claim_folder(out, state_file: str, state: dict, what: str, verb: str) -> None:
+    """out holds this `what` (its state_file records state) or nothing, and then gets the
+    state file: another `what`, or a folder holding something else, is refused (exit 1)."""
+    import json
+
+    from sim.model.documents import parse_json
+
+    state = json.loads(json.dumps(state))  # as the file reads back
+    path = out / state_file
+    elsewhere = f"{verb} into another --out DIR"
+    if path.exists():
+        try:
+            old = parse_json(path.read_text())
+        except (OSError, ValueError) as exc:
+            fail(f"{path}: unreadable ({exc}); {elsewhere}")
+        changed = [k for k in state if old.get(k) != state[k]]
+        if changed:
+            fail(f"{out} holds another {what} ({', '.join(changed)} differ); {elsewhere}")
+        return
+    if out.exists() and any(out.iterdir()):
+        fail(f"{out} is not empty and holds no {what} ({state_file}); {elsewhere}")
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(state, indent=1) + "\n")

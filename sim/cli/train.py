@@ -6,7 +6,6 @@ Only typer at import: optuna, polars and the runner load inside the command.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -113,24 +112,9 @@ def _training(config, start, pool, pairs, seed, sampler, style, vary):
 
 def _check_state(out: Path, training) -> None:
     """The folder holds this training or none: other options are refused."""
-    from sim.cli.common import fail
-    from sim.model.documents import parse_json
+    from sim.cli.common import claim_folder
 
-    state = training.record()
-    path = out / STATE
-    if path.exists():
-        try:
-            old = parse_json(path.read_text())
-        except (OSError, ValueError) as exc:
-            fail(f"{path}: unreadable ({exc}); train into another --out DIR")
-        if old != json.loads(json.dumps(state)):
-            changed = ", ".join(k for k in state if old.get(k) != json.loads(json.dumps(state[k])))
-            fail(f"{out} holds another training ({changed} differ); train into another --out DIR")
-        return
-    if out.exists() and any(out.iterdir()):
-        fail(f"{out} is not empty and holds no training ({STATE}); train into another --out DIR")
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(state, indent=1) + "\n")
+    claim_folder(out, STATE, training.record(), "training", "train")
 
 
 def _train(training, out: Path, trials: int, confirm_pairs: int, target: Path, options) -> None:

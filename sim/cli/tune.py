@@ -6,7 +6,6 @@ Only typer at import: optuna, polars and the runner load inside the command.
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 import time
 from pathlib import Path
@@ -70,26 +69,11 @@ def _space(path: Path):
 
 def _check_state(out: Path, space, seed: int, storage: str | None) -> None:
     """The folder holds this study or none: another space, seed or storage is refused."""
-    from sim.cli.common import fail
+    from sim.cli.common import claim_folder
 
     state = {"space": str(space.path.resolve()), "hash": space.hash, "seed": seed,
              "storage": storage}  # fmt: skip
-    from sim.model.documents import parse_json
-
-    path = out / STATE
-    if path.exists():
-        try:
-            old = parse_json(path.read_text())
-        except (OSError, ValueError) as exc:
-            fail(f"{path}: unreadable ({exc}); tune into another --out DIR")
-        if {k: old.get(k) for k in state} != state:
-            changed = ", ".join(k for k in state if old.get(k) != state[k])
-            fail(f"{out} holds another study ({changed} differ); tune into another --out DIR")
-        return
-    if out.exists() and any(out.iterdir()):
-        fail(f"{out} is not empty and holds no study ({STATE}); tune into another --out DIR")
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(state, indent=1) + "\n")
+    claim_folder(out, STATE, state, "study", "tune")
 
 
 def _tune(space, out: Path, trials, seed: int, storage, options) -> None:

@@ -234,17 +234,14 @@ def _card_tally(cards, kinds, winner, swapped, step, acc):
                     counts = cards[g, seat, kind]
                     played = counts[1] > 0
                     won = winner[g] == seat  # WIN_FIRST 0, WIN_SECOND 1
-                    if (seat == 1) != swapped[g]:
-                        sums[1, j, 0] += counts[0]
-                        sums[1, j, 1] += counts[1]
-                        sums[1, j, 2] += counts[2]
+                    side = 1 if (seat == 1) != swapped[g] else 0
+                    for f in range(3):
+                        sums[side, j, f] += counts[f]
+                    if side:
                         p1 += played
                         w1 += won and played
                         v1 += won and not played
                     else:
-                        sums[0, j, 0] += counts[0]
-                        sums[0, j, 1] += counts[1]
-                        sums[0, j, 2] += counts[2]
                         p0 += played
                         w0 += won and played
                         v0 += won and not played
