@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import typer
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -40,8 +41,6 @@ def run_with_progress(plan, out: Path, options, quiet: bool):
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    from rich.console import Console
-
     stderr = Console(stderr=True)  # stdout is for the command's output (--json, tables)
     with _LiveProgress(*columns, tally=tally, console=stderr, transient=False) as bar:
         task = bar.add_task("games", total=plan.total_games, rate="-")
