@@ -34,6 +34,23 @@ def _optuna():
     return optuna
 
 
+def stamped(study, what: str, advice: str) -> bool:
+    """Refuse a study that other sim code measured (StudyError naming `what`, then advice);
+    mark a new one (no trials yet) as this code's and say it is new."""
+    from sim.runner.provenance import source_hash
+
+    made_by = study.user_attrs.get("sim_source")
+    if made_by is not None and made_by != source_hash():
+        raise StudyError(
+            f"{what} was measured by other sim code (source {made_by}, now "
+            f"{source_hash()}); {advice}"
+        )
+    if study.trials:
+        return False
+    study.set_user_attr("sim_source", source_hash())
+    return True
+
+
 def study_name(space: Space, seed: int) -> str:
     return f"{space.path.stem}-{space.hash}-seed{seed}"
 
@@ -55,16 +72,7 @@ def open_study(space: Space, out: Path, seed: int, storage: str | None):
                 f"seed than {name}); tune into another --out DIR"
             )
     study = _create(optuna, url, name, ["minimize"] * len(space.objectives))
-    from sim.runner.provenance import source_hash
-
-    played_by = study.user_attrs.get("sim_source")
-    if played_by is not None and played_by != source_hash():
-        raise StudyError(
-            f"study {name} was measured by other sim code (source {played_by}, now "
-            f"{source_hash()}); its trials cannot be trusted: tune into another --out DIR"
-        )
-    if not study.trials:
-        study.set_user_attr("sim_source", source_hash())
+    if stamped(study, f"study {name}", "its trials cannot be trusted: tune into another --out DIR"):
         study.set_user_attr("space_hash", space.hash)
         study.set_user_attr("seed", seed)
         start = space.start_params()

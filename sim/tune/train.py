@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from sim.engine.cards import NAMES, kind_from_name
 from sim.stats import Estimate, Tally, mean, rate
 from sim.tune.objective import derived_seed
-from sim.tune.study import StudyError, _create, _optuna
+from sim.tune.study import _create, _optuna, stamped
 
 if TYPE_CHECKING:
     import optuna
@@ -336,18 +336,9 @@ def objective_value(training: Training, m: Measure) -> float:
 
 def open_study(training: Training, out: Path) -> optuna.Study:
     """Create or reopen the study in DIR/study.db; refuse another sim's measurements."""
-    from sim.runner.provenance import source_hash
-
     study = _create(_optuna(), f"sqlite:///{(out / STUDY_FILE).resolve()}", training.name,
                     ["maximize"])  # fmt: skip
-    made_by = study.user_attrs.get("sim_source")
-    if made_by is not None and made_by != source_hash():
-        raise StudyError(
-            f"{out / STUDY_FILE} was measured by other sim code (source {made_by}, now "
-            f"{source_hash()}); train into another --out DIR"
-        )
-    if not study.trials:
-        study.set_user_attr("sim_source", source_hash())
+    if stamped(study, str(out / STUDY_FILE), "train into another --out DIR"):
         study.enqueue_trial(start_params(training), user_attrs={"start": True})
     return study
 
