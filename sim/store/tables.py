@@ -188,8 +188,9 @@ def card_tally_columns(cell, swap: bool, cards: np.ndarray, winner, swapped) -> 
     not play it. When A and B are one strategy only the `both` row is written."""
     kinds = np.unique(cell.config.kinds())
     acc = np.zeros((3, len(kinds), len(CARD_SUMS) + len(CARD_RATES) * len(MOMENTS)), np.int64)
-    _card_tally(cards, kinds, winner, swapped, 2 if swap else 1, acc)
-    sides = [2] if cell.a == cell.b else [0, 1, 2]
+    one = cell.a == cell.b  # one strategy: only the `both` rows are written
+    _card_tally(cards, kinds, winner, swapped, 2 if swap else 1, one, acc)
+    sides = [2] if one else [0, 1, 2]
     rows = acc[sides].reshape(-1, acc.shape[2])
     side = np.repeat(np.array(sides, dtype=np.uint8), len(kinds))
     if cell.a == cell.b:
@@ -212,12 +213,13 @@ def card_tally_columns(cell, swap: bool, cards: np.ndarray, winner, swapped) -> 
 
 
 @numba.njit(cache=True)
-def _card_tally(cards, kinds, winner, swapped, step, acc):
+def _card_tally(cards, kinds, winner, swapped, step, both_only, acc):
     """acc[side, kind, field] += what card_tally_columns promises, one unit of `step` games
     at a time: a seat is B's when it is the second and the game is not swapped, or the
-    first of a swapped one. A unit's (y, z) of each side, kind and rate is counted in a
-    histogram (z <= 2 * step) whose moments are taken once at the end, not summed after
-    every unit: the per-unit sums cost the runner about 10% of random play."""
+    first of a swapped one; with both_only the per-side rates, never written, are skipped.
+    A unit's (y, z) of each side, kind and rate is counted in a histogram (z <= 2 * step)
+    whose moments are taken once at the end, not summed after every unit: the per-unit
+    sums cost the runner about 10% of random play."""
     k, top = len(kinds), 2 * step + 1
     hist = np.zeros((3, k, 3, top * top), np.int64)
     sums = np.zeros((2, k, 3), np.int64)
@@ -245,8 +247,9 @@ def _card_tally(cards, kinds, winner, swapped, step, acc):
                         p0 += played
                         w0 += won and played
                         v0 += won and not played
-            _count(hist[0, j], top, p0, w0, v0, n0)
-            _count(hist[1, j], top, p1, w1, v1, n1)
+            if not both_only:
+                _count(hist[0, j], top, p0, w0, v0, n0)
+                _count(hist[1, j], top, p1, w1, v1, n1)
             _count(hist[2, j], top, p0 + p1, w0 + w1, v0 + v1, n0 + n1)
     _moments(acc, hist, sums, units_seats, top)
 
