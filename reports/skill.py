@@ -302,7 +302,7 @@ def cell_arcs(folders: list) -> dict[tuple[str, str], game_arc.Arc]:
 
 
 ARC_COLUMNS = ("lead changes\nper game", "won from\n10+ behind", "half-time\nleader wins",
-               "decided at,\nmedian share")  # fmt: skip
+               "median decided\nturn, share")  # fmt: skip
 
 
 def arc_figures(a: game_arc.Arc) -> list[tuple[Estimate, bool]]:

@@ -123,7 +123,7 @@ def card_impact(
             help="Flag the card as dominant when its impact on the first seat's win rate "
             "(or A's score) lies beyond ±PTS points by its whole 95% interval",
         ),
-    ] = 5.0,
+    ] = 5.0,  # reports.card_impact.DOMINANT_PTS (not imported: --help stays instant)
     as_json: Json = False,
 ) -> None:
     """Replay the same seeds with every copy of a card swapped for another kind (BLANK).

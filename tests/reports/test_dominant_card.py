@@ -174,3 +174,13 @@ def test_a_kind_well_beyond_the_threshold_is_flagged() -> None:
     """The kind adds 10 points; at 2,000 pairs the interval is about ±2.2 points (a pair's
     difference has sd about 0.5), so its low end lies above 5 nearly always."""
     assert flag_rate(0.60, 0.50, 200, 2000, 35) >= 0.95
+
+
+def test_the_commands_default_is_the_documented_one() -> None:
+    """docs/statistics.md and the designer guide say 5 points."""
+    import inspect
+
+    from sim.cli.analysis import card_impact
+
+    assert ci.DOMINANT_PTS == 5.0
+    assert inspect.signature(card_impact).parameters["dominant"].default == ci.DOMINANT_PTS
