@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reports import present
 from reports.present import NO_CHANGE
 from reports.sprt import pair_seeds, play_pairs
 from reports.stats import Difference, holm, paired_difference
@@ -199,3 +200,67 @@ def card_impact(config: Config, swap: Swap, players: Matchup, games: int, seed: 
     original = play_pairs(config, players, seeds)
     swapped = play_pairs(swap.config, players, seeds)
     return Impact(swap, pairs, compare(original, swapped, *players.specs))
+
+
+# --- the dominant-card flag (#34) ----------------------------------------------------------
+
+DOMINANT_PTS = 5.0
+"""The default threshold: a kind that by itself moves who wins by more than 5 points."""
+
+
+@dataclass(frozen=True)
+class DominantFlag:
+    """A kind whose impact on who wins (the rate with it minus the rate with it swapped
+    out, in points) lies beyond ±threshold points by the whole of its 95% interval."""
+
+    config: str
+    kind: str
+    replacement: str
+    measure: str  # the Measure's name: "first seat wins" or "X (A) score"
+    impact: Difference  # original minus swapped: what the kind adds
+    threshold: float  # points
+
+    def text(self) -> str:
+        """'dominant: base · PRINT moves the first seat's win rate by +6.1 pts [+5.2, +7.0]
+        (beyond ±5.0 pts; against BLANK in its place)'."""
+        d = self.impact
+        what = self.measure.replace(" (A) score", " (A)'s score").replace(
+            "first seat wins", "the first seat's win rate"
+        )
+        return (
+            f"dominant: {self.config} · {self.kind} moves {what} by "
+            f"{present.pts(d.estimate, d.low, d.high)} (beyond ±{self.threshold:.1f} pts; "
+            f"against {self.replacement} in its place)"
+        )
+
+    def to_json(self) -> dict:
+        d = self.impact
+        return {
+            "flag": "dominant",
+            "config": self.config,
+            "kind": self.kind,
+            "replacement": self.replacement,
+            "measure": self.measure,
+            "impact": {"estimate": d.estimate, "low": d.low, "high": d.high},
+            "threshold_pts": self.threshold,
+        }
+
+
+def dominant(
+    impact: Impact, config: str, threshold: float = DOMINANT_PTS, same: bool = False
+) -> list[DominantFlag]:
+    """Flags for the measures of who wins (first seat wins; A's score unless same, A and B
+    one strategy, where it only adds noise) whose impact's 95% interval lies wholly beyond
+    ±threshold points: a one-sided 2.5% test each, so a kind whose true impact is within
+    the threshold is flagged at most 5% of the time over both (Bonferroni)."""
+    out = []
+    for m in impact.measures:
+        if not (m.name == "first seat wins" or (m.name.endswith(" (A) score") and not same)):
+            continue
+        c = m.change  # swapped minus original: the kind's impact is its negative
+        d = dataclasses.replace(c, estimate=-c.estimate, low=-c.high, high=-c.low)
+        if d.low > threshold / 100 or d.high < -threshold / 100:
+            swap = impact.swap
+            names = NAMES[swap.card], NAMES[swap.replacement]
+            out.append(DominantFlag(config, *names, m.name, d, threshold))
+    return out

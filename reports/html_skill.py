@@ -20,13 +20,18 @@ def skill_section(folder: Path, margin: float) -> list[dict]:
     """One item per config with a skill profile or a league; none for a run that did not
     swap seats (no pairs to compare)."""
     try:
-        tables = lg.pair_tables(open_run(folder))
+        run = open_run(folder)
+        tables = lg.pair_tables(run)
     except RunFolderError:
         return []
     by_config: dict[str, dict[str, np.ndarray]] = {}
     for (config, matchup), t in tables.items():
         by_config.setdefault(config, {})[matchup] = t
-    items = [config_item(c, cells, margin) for c, cells in by_config.items()]
+    arcs = sk.cell_arcs([run])
+    items = [
+        config_item(c, cells, margin, {m: a for (k, m), a in arcs.items() if k == c})
+        for c, cells in by_config.items()
+    ]
     return [i for i in items if i is not None]
 
 
@@ -45,11 +50,14 @@ def round_robin(cells: dict[str, np.ndarray]) -> list[str] | None:
     return ordered(pool) if len(pool) >= 3 and every else None
 
 
-def config_item(config: str, cells: dict[str, np.ndarray], margin: float) -> dict | None:
+def config_item(
+    config: str, cells: dict[str, np.ndarray], margin: float, arcs: dict | None = None
+) -> dict | None:
+    """A config's profile (with each level's arc from arcs, by match-up) and league."""
     levels, pool = ordered(sk.ladder_of(list(cells))), round_robin(cells)
     if len(levels) < 2 and pool is None:
         return None
-    profile = sk.profile(config, levels, cells, margin) if len(levels) >= 2 else None
+    profile = sk.profile(config, levels, cells, margin, None, arcs) if len(levels) >= 2 else None
     return {
         "config": config,
         "profile": None if profile is None else profile_item(profile, margin),
@@ -87,7 +95,23 @@ def profile_item(p: sk.Profile, margin: float) -> dict:
         "trend": sk.trend(p),
         "rows": rows,
         "lines": sk.lines(p)[1:],
+        "arc_heads": [h.replace("\n", " ") for h in sk.ARC_COLUMNS],
+        "arcs": arc_rows(p),
     }
+
+
+def arc_rows(p: sk.Profile) -> list[dict]:
+    """Per level with the arc columns: its self-play's arc figures, each with its interval
+    (the text table's), and the arc's line in words."""
+    return [
+        {
+            "player": lv.player,
+            "figures": [sk.figure_text(e, is_rate) for e, is_rate in sk.arc_figures(lv.arc)],
+            "words": lv.arc.words(),
+        }
+        for lv in p.levels
+        if lv.arc is not None
+    ]
 
 
 def league_item(g: lg.League) -> dict:

@@ -45,8 +45,11 @@ def sprt(result, a: str, b: str, settings, config: str, seed: int) -> dict:
     }
 
 
-def card_impact(impact, config: str, seed: int, a: str, b: str) -> dict:
-    """`sim card-impact --json`: each measure on both decks and its paired change."""
+def card_impact(
+    impact, config: str, seed: int, a: str, b: str, dominant_pts: float, flags=()
+) -> dict:
+    """`sim card-impact --json`: each measure on both decks and its paired change, the
+    dominant threshold in points and the flags it raised (reports.card_impact.dominant)."""
     from sim.engine.cards import NAMES
 
     swap = impact.swap
@@ -79,6 +82,8 @@ def card_impact(impact, config: str, seed: int, a: str, b: str) -> dict:
             }
             for m in impact.measures
         ],
+        "dominant_pts": dominant_pts,
+        "dominant": [f.to_json() for f in flags],
     }
 
 

@@ -5,16 +5,20 @@ A ladder is a list of strategies from weakest to strongest. Each level's self-pl
 gives the first seat's score with the board's verdict within the margin (reports/verdict.py,
 the same call the balance board makes); each rung (level k+1 against level k) gives the
 stronger's score; one Elo fit over the rungs (reports/ratings.py) anchors the weakest at 0;
-the luck share pools the rungs' pairs. Every interval has the pair as its unit.
+the luck share pools the rungs' pairs. Every interval has the pair as its unit. Each
+level also carries its self-play's arc (reports/arc.py: lead changes, comebacks, the
+half-time leader, when the game is decided) for a run with the arc columns.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from reports import arc as game_arc
 from reports import ratings
 from reports.board import SEATS
 from reports.league import cell_players, flipped
@@ -27,11 +31,13 @@ LADDER = ("random", "greedy", "heuristic", "mc", "ismcts")
 
 @dataclass(frozen=True)
 class Level:
-    """One level: its strategy, the first seat's score in self-play and the verdict on it."""
+    """One level: its strategy, the first seat's score in self-play and the verdict on it,
+    and its self-play's arc (None for a run without the arc columns)."""
 
     player: str
     first_seat: Estimate
     verdict: Verdict
+    arc: game_arc.Arc | None = None
 
 
 @dataclass(frozen=True)
@@ -93,17 +99,21 @@ def profile(
     tables: dict[str, np.ndarray],
     margin: float,
     plan: int | None = None,
+    arcs: dict[str, game_arc.Arc] | None = None,
 ):
     """The profile of players (weakest first) from one config's cells by match-up;
     ValueError naming a level whose self-play the cells lack. With plan (the pairs the
     confidence sequence is tuned for) each level's interval is the confidence sequence,
-    honest for a run that stopped once it was precise enough (`--precision`)."""
+    honest for a run that stopped once it was precise enough (`--precision`). arcs: the
+    cells' arcs by match-up (cell_arcs), each level given its self-play's."""
     by_players = {cell_players(m): t for m, t in tables.items()}
+    arc_of = {cell_players(m): a for m, a in (arcs or {}).items()}
     levels = []
     for p in players:
         if (p, p) not in by_players:
             raise ValueError(f"{config}: no self-play games of {p}")
-        levels.append(level(p, ratings.first_seat_tally(by_players[(p, p)]), margin, plan))
+        lv = level(p, ratings.first_seat_tally(by_players[(p, p)]), margin, plan)
+        levels.append(dataclasses.replace(lv, arc=arc_of.get((p, p))))
     rungs, played = [], []
     for weak, strong in zip(players, players[1:], strict=False):
         if (strong, weak) in by_players:
@@ -210,6 +220,7 @@ def to_json(p: Profile) -> dict:
                 "first_seat": pts(lv.first_seat),
                 "pairs": lv.first_seat.units,
                 "verdict": lv.verdict.to_json(),
+                "arc": game_arc.to_json(lv.arc),
             }
             for lv in p.levels
         ],
@@ -271,6 +282,62 @@ def level_table(p: Profile, margin: float):
         )
     present.fit(t, whole=(1, 3, 4))
     return t
+
+
+def cell_arcs(folders: list) -> dict[tuple[str, str], game_arc.Arc]:
+    """Each cell's arc by (config, match-up) over the games of folders (RunFolders: a run,
+    or the rounds of one `--precision` profile, whose pairs are all distinct), by the
+    summary's own tallies; empty when any folder lacks the arc columns (runs before #34)."""
+    from reports.tally import part_tallies
+
+    if not folders or any(not set(game_arc.COLUMNS) <= set(f.columns) for f in folders):
+        return {}
+    parts = [part for f in folders for part in f.parts]
+    columns = [*game_arc.COLUMNS, "winner", "turns"]
+    counted = part_tallies(parts, ["config", "matchup"], game_arc.quantities(), columns)
+    return {
+        (r["config"], r["matchup"]): game_arc.from_tallies(r, "pair")
+        for r in counted.iter_rows(named=True)
+    }
+
+
+ARC_COLUMNS = ("lead changes\nper game", "won from\n10+ behind", "half-time\nleader wins",
+               "median decided\nturn, share")  # fmt: skip
+
+
+def arc_figures(a: game_arc.Arc) -> list[tuple[Estimate, bool]]:
+    """The figures of ARC_COLUMNS as (estimate, is a rate): the summary's, less the 20+
+    comeback rate, so the table fits 80 columns (--json and --csv have it)."""
+    first = game_arc.COMEBACKS[0]
+    return [(a.lead_changes, False), (a.comebacks[first], True), (a.half_wins, True),
+            (a.decided_share, True)]  # fmt: skip
+
+
+def arc_table(p: Profile):
+    """A row per level: its self-play's arc (reports/arc.py), each figure over its 95%
+    interval (pairs the unit); None when no level has the arc columns."""
+    from reports import present
+
+    if all(lv.arc is None for lv in p.levels):
+        return None
+    t = present.table("level", *ARC_COLUMNS, title=f"{p.config}: the game's arc by level, "
+                      "95% intervals")  # fmt: skip
+    for lv in p.levels:
+        if lv.arc is None:
+            t.add_row(lv.player, *[present.DASH] * len(ARC_COLUMNS))
+            continue
+        cells = [figure_text(e, is_rate) for e, is_rate in arc_figures(lv.arc)]
+        t.add_row(lv.player, *(present.stack(c) for c in cells))
+    present.fit(t, whole=(1, 2, 3, 4))
+    return t
+
+
+def figure_text(e: Estimate, is_rate: bool) -> str:
+    """'12.3% [11.9, 12.7]' (a rate) or '1.23 [1.20, 1.26]' (a mean), as the summary's."""
+    from reports import present
+
+    show = present.rate if is_rate else present.mean
+    return show(e.value, e.low, e.high)
 
 
 def lines(p: Profile) -> list[str]:

@@ -6,6 +6,7 @@ Only typer is imported here; everything heavy is imported inside the commands, s
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -115,19 +116,31 @@ def card_impact(
     games: Annotated[int, typer.Option(help="Games on each deck (seat-swapped pairs)")] = 20_000,
     seed: Seed = 0,
     players: Annotated[str, typer.Option(help="Strategies A,B")] = "random,random",
+    dominant: Annotated[
+        float,
+        typer.Option(
+            metavar="PTS",
+            help="Flag the card as dominant when its impact on the first seat's win rate "
+            "(or A's score) lies beyond ±PTS points by its whole 95% interval",
+        ),
+    ] = 5.0,  # reports.card_impact.DOMINANT_PTS (not imported: --help stays instant)
     as_json: Json = False,
 ) -> None:
     """Replay the same seeds with every copy of a card swapped for another kind (BLANK).
 
     Reports the change in first-seat, per-strategy and draw rates and in mean turns.
     Each change has a 95% interval paired over the seed pairs.
+    A card that moves who wins by more than --dominant points is flagged dominant.
     """
     from reports.card_impact import CardImpactError, swap_card
     from reports.card_impact import card_impact as measure
+    from reports.card_impact import dominant as dominant_flags
     from reports.sprt import SprtError
 
     if card is None:
         usage("no card given (--card KIND, e.g. --card PRINT)")
+    if not (math.isfinite(dominant) and 0 < dominant < 100):
+        usage(f"--dominant must be between 0 and 100 points, got {dominant:g}")
     matchup = _players(players)
     a, b = matchup.specs
     loaded = _config(config)
@@ -145,12 +158,13 @@ def card_impact(
         impact = measure(loaded, swap, matchup, games, _seed(seed))
     except (CardImpactError, SprtError) as exc:
         fail(str(exc))
+    flags = dominant_flags(impact, loaded.name, dominant, same=a == b)
     if as_json:
         from reports import shapes
 
-        _echo_json(shapes.card_impact(impact, loaded.name, seed, a, b))
+        _echo_json(shapes.card_impact(impact, loaded.name, seed, a, b, dominant, flags))
         return
-    _print_impact(impact, loaded.name, seed, a, b)
+    _print_impact(impact, loaded.name, seed, a, b, flags)
 
 
 def _echo_json(data: dict) -> None:
@@ -160,8 +174,9 @@ def _echo_json(data: dict) -> None:
     typer.echo(json.dumps(data, indent=2))
 
 
-def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
-    """The comparison as a table, with its sample and a plain verdict per row."""
+def _print_impact(impact, config: str, seed: int, a: str, b: str, flags=()) -> None:
+    """The comparison as a table, with its sample and a plain verdict per row, then the
+    dominant flags (reports.card_impact.dominant), if any."""
     from reports import present
     from sim.engine.cards import NAMES
 
@@ -192,6 +207,8 @@ def _print_impact(impact, config: str, seed: int, a: str, b: str) -> None:
         "the same seeds on both decks); intervals are paired over seed pairs, the unit; "
         f"verdicts are Holm-adjusted over the {len(impact.measures)} measures"
     )
+    for flag in flags:
+        console.print(flag.text(), highlight=False, markup=False)
 
 
 def report(

@@ -175,13 +175,15 @@ def skill(
         _only_run(players, config, out)
         by_config, target, where = _read_run(run)
     plan = None if target is None else target.plan
+    arcs = sk.cell_arcs(_folders(Path(where)))
     results = []
     for name, cells in by_config.items():
         levels = ladder or sk.ladder_of(list(cells))
         if not levels:
             fail(f"{where}: config {name} holds no self-play cell (A,A)")
+        mine = {m: a for (c, m), a in arcs.items() if c == name}
         try:
-            results.append(sk.profile(name, levels, cells, margin, plan))
+            results.append(sk.profile(name, levels, cells, margin, plan, mine))
         except ValueError as exc:
             fail(f"{where}: {exc}")
     if as_json or csv:
@@ -194,6 +196,9 @@ def skill(
     for p in results:
         console.print(sk.level_table(p, margin))
         _say(sk.lines(p))
+        arc_table = sk.arc_table(p)
+        if arc_table is not None:
+            console.print(arc_table)
 
 
 def _target(precision, max_pairs, pairs: int, run):
@@ -344,6 +349,13 @@ def _play_rounds(command, config, cells, quantity, target, seed, out, options, q
             err=True,
         )
     return by_config, out
+
+
+def _folders(where: Path) -> list:
+    """The run folders a profile read: where's rounds (a `--precision` profile), or where."""
+    from sim.cli import rounds
+
+    return [_open(path) for path in rounds.round_folders(where) or [where]]
 
 
 def _read_rounds(run: Path):

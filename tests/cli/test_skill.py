@@ -73,6 +73,7 @@ def test_skill_json_shape(skill_run):
         fs = lv["first_seat"]
         assert fs["lo"] <= fs["pts"] <= fs["hi"] and lv["pairs"] == 60
         assert lv["verdict"]["kind"] in ("balanced", "favours", "inconclusive")
+        assert lv["arc"]["units"] == 60  # the level's self-play pairs (the rung's are not)
     (rung,) = cfg["rungs"]
     assert (rung["strong"], rung["weak"]) == ("greedy", "random")
     assert rung["score"]["lo"] <= rung["score"]["pct"] <= rung["score"]["hi"]

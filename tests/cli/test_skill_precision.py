@@ -48,6 +48,7 @@ def test_it_plays_rounds_until_every_level_is_within_the_precision(precise):
     assert doc["precision"] == {"precision": 6.0, "pairs": 50, "max_pairs": 2000, "plan": 316}
     assert (out / "round-2").is_dir()  # 50 pairs cannot give ±6: a pair's spread is ~0.3
     assert all(50 < lv["pairs"] < 2000 for lv in cfg["levels"])
+    assert all(lv["arc"]["units"] == lv["pairs"] for lv in cfg["levels"])  # every round's
 
 
 def test_the_rounds_read_back_and_replay_the_same(precise, tmp_path):
