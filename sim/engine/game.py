@@ -12,6 +12,8 @@ from sim.engine.rng import advance, below, chance_int, mix
 from sim.engine.score import controller
 from sim.engine.state import (
     ARC_TURNS,
+    LEAD_MAX,
+    LEAD_TURNS,
     MAX_COLS,
     MAX_LINES,
     NO_CARD,
@@ -230,15 +232,20 @@ def record_arc(s, out):
     """The arc columns of a recorded game (after R_WINNER is set) from the lead at each
     turn's end (track; docs/statistics.md): the flips of its sign, level turns skipped;
     the winner's last turn not strictly ahead and largest deficit; the half-time leader.
+    Adds the game to the batch's histogram of the first seat's lead by turn (s.lead_hist).
 
     A game won with level scores (the tie-break, or the CPU losing equal scores) has its
     winner not ahead at its last turn: decided on that last turn."""
     turns = min(np.int64(s.turns), ARC_TURNS - 1)
     winner = out[R_WINNER]
     ahead = 1 if (s.first ^ winner) == 0 else -1  # the lead's sign for the winner (digit 0: +)
+    first = 1 - 2 * np.int64(s.first)  # the lead's sign for the first seat
     sign, changes, behind, deficit = 0, 0, 0, 0
     for turn in range(1, turns + 1):
         lead = np.int64(s.arc_leads[turn])
+        if turn <= LEAD_TURNS:  # the batch's histogram of the first seat's lead by turn
+            held = min(max(first * lead, -LEAD_MAX), LEAD_MAX)
+            s.lead_hist[turn - 1, (held + LEAD_MAX) // 10] += 1
         now = np.int64(lead > 0) - np.int64(lead < 0)
         changes += np.int64(now * sign < 0)
         sign = now if now != 0 else sign

@@ -47,6 +47,7 @@ def play_batch(
     policies=(0, 0),
     budgets=(0, 0),
     weights=None,
+    leads=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play one game per seed in one compiled call.
 
@@ -55,7 +56,8 @@ def play_batch(
     (Matchup.evaluations; None: the shipped heuristic's for both); A sits
     first unless the game's swapped flag is set; cpu_level puts the CPU in the second
     seat. Returns the result rows (engine/game.py R_* columns) and the card counts
-    [game, seat, kind, C_*]. Pass a state to reuse it across batches.
+    [game, seat, kind, C_*]. Pass a state to reuse it across batches, and leads (a
+    lead_buffer) to add the batch's games by turn and first seat's lead to.
     """
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     out, cards = buffers if buffers is not None else result_buffers(len(seeds))
@@ -64,7 +66,10 @@ def play_batch(
     rules = config.engine_args(cpu_level)
     seats = engine_seats(policies, budgets, weights)
     loop = game_loop(policies, cpu_level)
+    state.lead_hist[:] = 0
     loop(state, rules, seats, seeds, flags, out, cards)
+    if leads is not None:
+        leads += state.lead_hist
     return out, cards
 
 
@@ -141,6 +146,14 @@ def result_buffers(games: int) -> tuple[np.ndarray, np.ndarray]:
     return out, np.zeros((games, 2, N_KINDS, 3), dtype=np.uint8)
 
 
+def lead_buffer() -> np.ndarray:
+    """Zeroed games by turn and first seat's lead (engine/state.py LEAD_*), to add batches
+    to: row t is turn t + 1, column b a lead of 10 * b - LEAD_MAX points."""
+    from sim.engine.state import LEAD_BINS, LEAD_TURNS
+
+    return np.zeros((LEAD_TURNS, LEAD_BINS), dtype=np.int64)
+
+
 def turns(s, seed: int = 0) -> Iterator[Turn]:
     """Play the game in s to its end with the seats' compiled policies (random unless set),
     yielding each turn after it."""
@@ -157,21 +170,25 @@ def play_matchup(
     cpu_level: int = 0,
     state=None,
     buffers=None,
+    leads=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play the match-up's strategies A and B once per seed: in the compiled loop when both
     are built-ins, else in the Python loop; the same result rows and card counts either way.
-    buffers: zeroed result_buffers to fill (a worker reuses its own), else new ones."""
+    buffers: zeroed result_buffers to fill (a worker reuses its own), else new ones; leads:
+    a lead_buffer the games are added to."""
     from sim.play import stepped
 
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
     if players.compiled:
         codes, limits, weights = players.policy_codes(), players.budgets(), players.evaluations()
-        return play_batch(config, seeds, state, cpu_level, flags, buffers, codes, limits, weights)
+        return play_batch(
+            config, seeds, state, cpu_level, flags, buffers, codes, limits, weights, leads
+        )
     out, cards = result_buffers(len(seeds)) if buffers is None else buffers
     first_game = (seeds[0], flags[0]) if len(seeds) else (0, 0)  # where a seat's failure shows
     seat_a, seat_b = stepped.seats(config, players, *first_game)
-    stepped.play_games(config, seat_a, seat_b, seeds, flags, cpu_level, out, cards)
+    stepped.play_games(config, seat_a, seat_b, seeds, flags, cpu_level, out, cards, leads)
     return out, cards
 
 
