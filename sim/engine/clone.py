@@ -56,9 +56,8 @@ assert [_offset(n) for n in _LAST] == sorted(_offset(n) for n in _LAST)
 assert _SNAP_OWN == _SNAP_LINE + _SNAP_BYTES
 assert MAX_COLS % _CHUNK == 0
 # after script only fields no copy reads: the weights (no copy plays a seat that
-# evaluates), the lead at each turn's end (read by record only, game.track) and the
-# batch's histogram of leads by turn (written by record only)
-_UNCOPIED = ("weights", "arc_leads", "lead_hist")
+# evaluates) and the lead at each turn's end (read by record only, game.track)
+_UNCOPIED = ("weights", "arc_leads")
 assert max(f[1] for n, f in STATE_DTYPE.fields.items() if n not in _UNCOPIED) == _SCRIPT
 assert all(_offset(n) > _SCRIPT for n in _UNCOPIED)
 

@@ -169,10 +169,6 @@ STATE_DTYPE = np.dtype(
         # columns (game.track, record_arc); read only by record, never by play: clone
         # leaves it out
         ("arc_leads", np.int16, (ARC_TURNS,)),
-        # games by turn and first seat's lead (LEAD_*), added to by record_arc at each game's
-        # end and never cleared by a game: a batch's sum (batch.play_batch zeroes and reads
-        # it); read by nothing that plays, so clone leaves it out
-        ("lead_hist", np.int32, (LEAD_TURNS, LEAD_BINS)),
     ],
     align=True,
 )

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from sim.engine.game import setup
+from sim.engine.game import lead_buffer, setup
 from sim.engine.state import END_REASONS, new_state
 from sim.model.config import Config
 from sim.play.stepped import EngineError, Turn
@@ -22,6 +22,7 @@ __all__ = [
     "Turn",
     "end_reason",
     "game_loop",
+    "lead_buffer",
     "play_batch",
     "play_matchup",
     "prepare",
@@ -66,10 +67,7 @@ def play_batch(
     rules = config.engine_args(cpu_level)
     seats = engine_seats(policies, budgets, weights)
     loop = game_loop(policies, cpu_level)
-    state.lead_hist[:] = 0
-    loop(state, rules, seats, seeds, flags, out, cards)
-    if leads is not None:
-        leads += state.lead_hist
+    loop(state, rules, seats, seeds, flags, out, cards, lead_buffer() if leads is None else leads)
     return out, cards
 
 
@@ -144,14 +142,6 @@ def result_buffers(games: int) -> tuple[np.ndarray, np.ndarray]:
 
     out = np.zeros((games, RESULT_WIDTH), dtype=np.int32)
     return out, np.zeros((games, 2, N_KINDS, 3), dtype=np.uint8)
-
-
-def lead_buffer() -> np.ndarray:
-    """Zeroed games by turn and first seat's lead (engine/state.py LEAD_*), to add batches
-    to: row t is turn t + 1, column b a lead of 10 * b - LEAD_MAX points."""
-    from sim.engine.state import LEAD_BINS, LEAD_TURNS
-
-    return np.zeros((LEAD_TURNS, LEAD_BINS), dtype=np.int64)
 
 
 def turns(s, seed: int = 0) -> Iterator[Turn]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine.decide import ASK_CUT, ASK_DIR, ASK_HAND
-from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, record, setup
+from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, lead_buffer, record, setup
 from sim.engine.paths import DecisionPending
 from sim.engine.score import scores
 from sim.engine.state import (
@@ -307,9 +307,7 @@ def play_game(
     s = arr[0]
     for _ in drive(s, strategies, context, records=False):
         pass
-    finish_game(s, strategies, context, out, cards)
-    if leads is not None:  # record added the game to its fresh state's histogram
-        leads += s.lead_hist
+    finish_game(s, strategies, context, out, cards, leads)
 
 
 def seated_game(config, first, second, cpu_level: int, context: Context):
@@ -331,9 +329,10 @@ def seated_game(config, first, second, cpu_level: int, context: Context):
     return arr, strategies
 
 
-def finish_game(s, strategies, context: Context, out, cards) -> None:
-    """Record the finished game and tell each Python strategy how it ended."""
-    record(s, out, cards)
+def finish_game(s, strategies, context: Context, out, cards, leads=None) -> None:
+    """Record the finished game (added to leads, a lead_buffer, when given) and tell each
+    Python strategy how it ended."""
+    record(s, out, cards, lead_buffer() if leads is None else leads)
     winner = None if out[R_WINNER] == DRAW else int(s.first) ^ int(out[R_WINNER])
     outcome = OUTCOMES[int(out[R_OUTCOME])]
     for digit, strategy in enumerate(strategies):

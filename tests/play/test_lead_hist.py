@@ -1,5 +1,5 @@
-"""The per-turn lead histogram (engine game.record_arc into the state's lead_hist, summed
-per batch by play.batch): games by turn and first seat's lead, checked against leads set by
+"""The per-turn lead histogram (engine game.record_arc into a lead_buffer the game loops
+take, which play.batch passes on): games by turn and first seat's lead, checked against leads set by
 hand and against the scores of a turn-by-turn replay (stepped.drive, score.scores), which
 never reads the histogram."""
 
@@ -29,9 +29,10 @@ def bin_of(lead: int) -> int:
     return (lead + 210) // 10
 
 
-def recorded(s, sequence: list[dict[int, int]], first: int) -> None:
+def recorded(s, sequence: list[dict[int, int]], first: int, leads) -> None:
     """Play into s (a base game) the displays sequence[t - 1] after turn t, where digit
-    lines[v] controls the line worth v (3 cards showing it), and record the game."""
+    lines[v] controls the line worth v (3 cards showing it), and record the game into
+    leads."""
     setup(s, *load("base").engine_args(0), np.uint64(1), 0)
     s.first = first
     for turn, lines in enumerate(sequence, start=1):
@@ -45,34 +46,33 @@ def recorded(s, sequence: list[dict[int, int]], first: int) -> None:
         track(s)
     s.ended = END_RUN
     out, cards = result_buffers(1)
-    record(s, out[0], cards[0])
+    record(s, out[0], cards[0], leads)
 
 
 def test_a_game_adds_one_count_per_turn_at_the_first_seats_lead():
     """Scores by hand (digit 0 - digit 1): 0-0, 10-0, 0-40 (10 and 30 to digit 1), 50-10.
     With digit 1 first its lead is 0, -10, +40, -40; with digit 0 first the signs turn.
-    Two games on one state add up (record never clears the batch's histogram)."""
+    Two games add up (record never clears the batch's histogram)."""
     sequence = [{}, {10: 0}, {10: 1, 30: 1}, {50: 0, 10: 1}]
-    arr = fresh_state()
+    arr, leads = fresh_state(), lead_buffer()
     s = arr[0]
-    recorded(s, sequence, first=1)
+    recorded(s, sequence, 1, leads)
     expected = np.zeros((LEAD_TURNS, LEAD_BINS), np.int64)
     for row, lead in enumerate([0, -10, 40, -40]):
         expected[row, bin_of(lead)] = 1
-    assert np.array_equal(s.lead_hist, expected)
-    recorded(s, sequence, first=0)
+    assert np.array_equal(leads, expected)
+    recorded(s, sequence, 0, leads)
     for row, lead in enumerate([0, 10, -40, 40]):
         expected[row, bin_of(lead)] += 1
-    assert np.array_equal(s.lead_hist, expected)
+    assert np.array_equal(leads, expected)
 
 
 def test_turns_past_the_histogram_are_cut():
     """A game of 130 turns counts its first 128: digit 0 holds the 50 line from turn 1."""
-    arr = fresh_state()
-    s = arr[0]
-    recorded(s, [{50: 0}] * 130, first=0)
-    assert int(s.lead_hist.sum()) == 128
-    assert int(s.lead_hist[:, bin_of(50)].sum()) == 128
+    arr, leads = fresh_state(), lead_buffer()
+    recorded(arr[0], [{50: 0}] * 130, 0, leads)
+    assert int(leads.sum()) == 128
+    assert int(leads[:, bin_of(50)].sum()) == 128
 
 
 def replayed_histogram(config_name: str, matchup: str, seeds, swapped) -> np.ndarray:
