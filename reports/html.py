@@ -22,6 +22,7 @@ import polars as pl
 from reports import arc as game_arc
 from reports import plots, present
 from reports.html_skill import skill_section
+from reports.lead_bands import bands_section
 from reports.render import render
 from reports.stats import Difference, holm, rate_difference
 from reports.summary import a_score, a_won, b_won, first_score
@@ -110,6 +111,7 @@ def build_report(run: Run, margin: float = DEFAULT_MARGIN) -> str:
         distributions=distribution_section(run),
         lines=line_control_section(run),
         arc=arc_section(run),
+        bands=bands_section(run.folder, list(run.parts)),
         cards=card_section(run),
     )
 

@@ -138,3 +138,27 @@ def histogram(
     if k > 1:
         ax.legend(fontsize=8, frameon=False)
     return _svg(fig, title)
+
+
+def lead_bands(
+    turns: Sequence[int],
+    mean: Sequence[float],
+    bands: dict[int, Sequence[float]],
+    title: str,
+) -> Markup:
+    """The first seat's lead by turn: its 5-95% band, its quartiles' band and its mean,
+    over a line at 0 (bands: percent -> the lead at each turn, for 5, 25, 75 and 95)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 2.4))
+    ax.fill_between(turns, bands[5], bands[95], color=FIRST, alpha=0.15, lw=0,
+                    step="mid", label="5-95% of games")  # fmt: skip
+    ax.fill_between(turns, bands[25], bands[75], color=FIRST, alpha=0.35, lw=0,
+                    step="mid", label="middle half (quartiles)")  # fmt: skip
+    ax.plot(turns, mean, color=FIRST, lw=1.5, label="mean")
+    ax.axhline(0, color="#1a202c", lw=0.8, ls="--")
+    ax.set_xlabel("turn")
+    ax.set_ylabel("first seat's lead\n(points)")
+    ax.set_title(title, loc="left", fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.grid(axis="y", color="#e2e8f0")
+    return _svg(fig, title)

@@ -166,7 +166,7 @@ def winner_text(s, first: str, second: str) -> str:
     """The finished game's winner as the engine records it for a run's tables: the
     strategy, its digit and seat, and how it was decided."""
     out, cards = game.result_buffers(1)
-    record(s, out[0], cards[0])
+    record(s, out[0], cards[0], game.lead_buffer())
     seat = int(out[0, R_WINNER])
     if seat == DRAW:
         return "draw (no line controlled)"

@@ -12,6 +12,9 @@ from sim.engine.rng import advance, below, chance_int, mix
 from sim.engine.score import controller
 from sim.engine.state import (
     ARC_TURNS,
+    LEAD_BINS,
+    LEAD_MAX,
+    LEAD_TURNS,
     MAX_COLS,
     MAX_LINES,
     NO_CARD,
@@ -179,8 +182,9 @@ def track(s):
 
 
 @kernel
-def record(s, out, cards):
-    """Write a finished game's result row and its per-seat, per-kind card counts."""
+def record(s, out, cards, leads):
+    """Write a finished game's result row and its per-seat, per-kind card counts, and add
+    it to the batch's histogram of leads by turn (lead_buffer)."""
     first = s.first
     zero = 0
     one = 0
@@ -214,7 +218,7 @@ def record(s, out, cards):
         out[R_OUTCOME] = OUTCOME_TIEBREAK
         out[R_WINNER] = out[R_LINE0 + top_line]
         out[R_TIEBREAK_LINE] = 10 * (top_line + 1)
-    record_arc(s, out)
+    record_arc(s, out, leads)
     if not s.no_lasting:  # a walk over the display that decks without REM, END, CONT skip
         count_lasting_effects(s)
     for digit in range(2):
@@ -226,19 +230,26 @@ def record(s, out, cards):
 
 
 @kernel
-def record_arc(s, out):
+def record_arc(s, out, leads):
     """The arc columns of a recorded game (after R_WINNER is set) from the lead at each
     turn's end (track; docs/statistics.md): the flips of its sign, level turns skipped;
     the winner's last turn not strictly ahead and largest deficit; the half-time leader.
+    Adds the game to the batch's histogram of the first seat's lead by turn (leads: a
+    lead_buffer; an array of its own, not a field of the state: 22 KB more in the record
+    made every scratch state a search or evaluating seat allocates cost heuristic 6%).
 
     A game won with level scores (the tie-break, or the CPU losing equal scores) has its
     winner not ahead at its last turn: decided on that last turn."""
     turns = min(np.int64(s.turns), ARC_TURNS - 1)
     winner = out[R_WINNER]
     ahead = 1 if (s.first ^ winner) == 0 else -1  # the lead's sign for the winner (digit 0: +)
+    first = 1 - 2 * np.int64(s.first)  # the lead's sign for the first seat
     sign, changes, behind, deficit = 0, 0, 0, 0
     for turn in range(1, turns + 1):
         lead = np.int64(s.arc_leads[turn])
+        if turn <= LEAD_TURNS:  # the batch's histogram of the first seat's lead by turn
+            held = min(max(first * lead, -LEAD_MAX), LEAD_MAX)
+            leads[turn - 1, (held + LEAD_MAX) // 10] += 1
         now = np.int64(lead > 0) - np.int64(lead < 0)
         changes += np.int64(now * sign < 0)
         sign = now if now != 0 else sign
@@ -251,6 +262,12 @@ def record_arc(s, out):
     half = s.arc_leads[turns // 2]  # index 0: before the first turn, level
     leader = 0 if half > 0 else 1  # the digit ahead, if any
     out[R_HALF_LEADER] = -1 if half == 0 else (0 if leader == s.first else 1)
+
+
+def lead_buffer() -> np.ndarray:
+    """Zeroed games by turn and first seat's lead (state.py LEAD_*), for the game loops to
+    add games to: row t is turn t + 1, column b a lead of 10 * b - LEAD_MAX points."""
+    return np.zeros((LEAD_TURNS, LEAD_BINS), dtype=np.int64)
 
 
 @kernel
@@ -334,16 +351,16 @@ def restart(
 
 
 @entry
-def play_random_games(s, rules, seats, seeds, swapped, out, cards):
+def play_random_games(s, rules, seats, seeds, swapped, out, cards, leads):
     """Random against random without the CPU: its own loop, so a random run compiles (and
     loads) only the rules and the random turn, and no turn asks whose it is. rules is
     Config.engine_args(0) as one tuple and seats (policies, budgets, weights), as every loop
-    takes."""
+    takes, and the lead_buffer the games are added to."""
     load_deck(s, rules[0], rules[1])
     for g in range(seeds.shape[0]):
         restart(s, *rules[2:], seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             canonical_turn(s)
             track(s)
-        record(s, out[g], cards[g])
+        record(s, out[g], cards[g], leads)
     return 0

@@ -41,6 +41,13 @@ EVAL_SLOTS = 32  # per digit: room for an evaluating strategy's weights (strateg
 # turns whose lead's sign is kept for the half-time leader (game.track): a game of up to
 # twice this many turns has one; longer games (none seen) record it as unknown
 ARC_TURNS = 1024
+# The per-turn lead histogram (game.record_arc; the report's lead bands): the first seat's
+# lead after each of the first LEAD_TURNS turns (longer games are cut there), in bins of 10
+# points (every line is worth a multiple of 10) from -LEAD_MAX to LEAD_MAX, all the points
+# MAX_LINES lines hold (no lead can pass it; one that did would be clamped)
+LEAD_TURNS = 128
+LEAD_MAX = 10 * MAX_LINES * (MAX_LINES + 1) // 2
+LEAD_BINS = 2 * LEAD_MAX // 10 + 1
 NO_CPU = -1
 SCRIPT_LINE = -2  # kind column of a scripted GOSUB line choice
 

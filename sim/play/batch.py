@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from sim.engine.game import setup
+from sim.engine.game import lead_buffer, setup
 from sim.engine.state import END_REASONS, new_state
 from sim.model.config import Config
 from sim.play.stepped import EngineError, Turn
@@ -22,6 +22,7 @@ __all__ = [
     "Turn",
     "end_reason",
     "game_loop",
+    "lead_buffer",
     "play_batch",
     "play_matchup",
     "prepare",
@@ -47,6 +48,7 @@ def play_batch(
     policies=(0, 0),
     budgets=(0, 0),
     weights=None,
+    leads=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play one game per seed in one compiled call.
 
@@ -55,7 +57,8 @@ def play_batch(
     (Matchup.evaluations; None: the shipped heuristic's for both); A sits
     first unless the game's swapped flag is set; cpu_level puts the CPU in the second
     seat. Returns the result rows (engine/game.py R_* columns) and the card counts
-    [game, seat, kind, C_*]. Pass a state to reuse it across batches.
+    [game, seat, kind, C_*]. Pass a state to reuse it across batches, and leads (a
+    lead_buffer) to add the batch's games by turn and first seat's lead to.
     """
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     out, cards = buffers if buffers is not None else result_buffers(len(seeds))
@@ -64,7 +67,7 @@ def play_batch(
     rules = config.engine_args(cpu_level)
     seats = engine_seats(policies, budgets, weights)
     loop = game_loop(policies, cpu_level)
-    loop(state, rules, seats, seeds, flags, out, cards)
+    loop(state, rules, seats, seeds, flags, out, cards, lead_buffer() if leads is None else leads)
     return out, cards
 
 
@@ -157,21 +160,25 @@ def play_matchup(
     cpu_level: int = 0,
     state=None,
     buffers=None,
+    leads=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play the match-up's strategies A and B once per seed: in the compiled loop when both
     are built-ins, else in the Python loop; the same result rows and card counts either way.
-    buffers: zeroed result_buffers to fill (a worker reuses its own), else new ones."""
+    buffers: zeroed result_buffers to fill (a worker reuses its own), else new ones; leads:
+    a lead_buffer the games are added to."""
     from sim.play import stepped
 
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     flags = np.zeros(len(seeds), np.uint8) if swapped is None else np.asarray(swapped, np.uint8)
     if players.compiled:
         codes, limits, weights = players.policy_codes(), players.budgets(), players.evaluations()
-        return play_batch(config, seeds, state, cpu_level, flags, buffers, codes, limits, weights)
+        return play_batch(
+            config, seeds, state, cpu_level, flags, buffers, codes, limits, weights, leads
+        )
     out, cards = result_buffers(len(seeds)) if buffers is None else buffers
     first_game = (seeds[0], flags[0]) if len(seeds) else (0, 0)  # where a seat's failure shows
     seat_a, seat_b = stepped.seats(config, players, *first_game)
-    stepped.play_games(config, seat_a, seat_b, seeds, flags, cpu_level, out, cards)
+    stepped.play_games(config, seat_a, seat_b, seeds, flags, cpu_level, out, cards, leads)
     return out, cards
 
 

@@ -6,7 +6,8 @@ a run compiles (or loads) only the players its seats can need: separate explicit
 because numba caches neither a loop that takes the turn function as an argument nor one
 made by a factory. Random against random without the CPU has its own loop in the engine
 (sim.engine.game.play_random_games). Each loop takes the rule arguments as one tuple
-(Config.engine_args) and the seats as one (policies, budgets, evaluation weights).
+(Config.engine_args) and the seats as one (policies, budgets, evaluation weights), and
+adds its games to a histogram of leads by turn (game.lead_buffer).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def start_game(s, rules, seats, seed, swapped):
 
 
 @entry
-def play_cpu_games(s, rules, seats, seeds, swapped, out, cards):
+def play_cpu_games(s, rules, seats, seeds, swapped, out, cards, leads):
     """Random against the CPU card: one game per seed, a result row in out, card counts in
     cards (as every loop here)."""
     for g in range(seeds.shape[0]):
@@ -61,79 +62,79 @@ def play_cpu_games(s, rules, seats, seeds, swapped, out, cards):
         while s.ended == ONGOING and s.error == 0:
             cpu_or_random(s)
             track(s)
-        record(s, out[g], cards[g])
+        record(s, out[g], cards[g], leads)
     return 0
 
 
 @entry
-def play_greedy_games(s, rules, seats, seeds, swapped, out, cards):
+def play_greedy_games(s, rules, seats, seeds, swapped, out, cards, leads):
     """Greedy or random in each seat, no CPU."""
     for g in range(seeds.shape[0]):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             greedy_seat(s)
             track(s)
-        record(s, out[g], cards[g])
+        record(s, out[g], cards[g], leads)
     return 0
 
 
 @entry
-def play_cpu_greedy_games(s, rules, seats, seeds, swapped, out, cards):
+def play_cpu_greedy_games(s, rules, seats, seeds, swapped, out, cards, leads):
     """Greedy or random against the CPU card."""
     for g in range(seeds.shape[0]):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_greedy(s)
             track(s)
-        record(s, out[g], cards[g])
+        record(s, out[g], cards[g], leads)
     return 0
 
 
 @entry
-def play_heuristic_games(s, rules, seats, seeds, swapped, out, cards):
+def play_heuristic_games(s, rules, seats, seeds, swapped, out, cards, leads):
     """Heuristic, greedy or random in each seat, no CPU."""
     for g in range(seeds.shape[0]):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             heuristic_seat(s)
             track(s)
-        record(s, out[g], cards[g])
+        record(s, out[g], cards[g], leads)
     return 0
 
 
 @entry
-def play_cpu_heuristic_games(s, rules, seats, seeds, swapped, out, cards):
+def play_cpu_heuristic_games(s, rules, seats, seeds, swapped, out, cards, leads):
     """Heuristic, greedy or random against the CPU card."""
     for g in range(seeds.shape[0]):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_heuristic(s)
             track(s)
-        record(s, out[g], cards[g])
+        record(s, out[g], cards[g], leads)
     return 0
 
 
 @entry
-def play_mc_games(s, rules, seats, seeds, swapped, out, cards):
+def play_mc_games(s, rules, seats, seeds, swapped, out, cards, leads):
     """Any policy but ismcts in each seat, with or without the CPU card."""
     for g in range(seeds.shape[0]):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_mc(s)
             track(s)
-        record(s, out[g], cards[g])
+        record(s, out[g], cards[g], leads)
     return 0
 
 
 @entry
-def play_games(s, rules, seats, seeds, swapped, out, cards):
+def play_games(s, rules, seats, seeds, swapped, out, cards, leads):
     """Any built-in policy in each seat, with or without the CPU card: the full loop."""
     for g in range(seeds.shape[0]):
         start_game(s, rules, seats, seeds[g], swapped[g])
         while s.ended == ONGOING and s.error == 0:
             cpu_or_any(s)
             track(s)
-        record(s, out[g], cards[g])
+        record(s, out[g], cards[g], leads)
     return 0
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine.decide import ASK_CUT, ASK_DIR, ASK_HAND
-from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, record, setup
+from sim.engine.game import DRAW, R_OUTCOME, R_WINNER, lead_buffer, record, setup
 from sim.engine.paths import DecisionPending
 from sim.engine.score import scores
 from sim.engine.state import (
@@ -268,16 +268,17 @@ def seats(config, players: Matchup, seed: int, swapped: bool = False):
         raise StrategyError(placed(str(exc), context)) from None
 
 
-def play_games(config, a, b, seeds, swapped, cpu_level: int, out, cards) -> None:
+def play_games(config, a, b, seeds, swapped, cpu_level: int, out, cards, leads=None) -> None:
     """Play one game per seed with seats a and b (players.Seat), A first unless swapped;
-    result rows and card counts as the compiled loop writes them."""
+    result rows and card counts as the compiled loop writes them, and each game added to
+    leads (batch.lead_buffer) when given."""
     players = f"{a.spec},{b.spec}"
     ref = config_ref(config)
     for g, seed in enumerate(seeds):
         flip = bool(swapped[g])
         context = Context(ref, int(seed), flip, players)
         first, second = (b, a) if flip else (a, b)
-        play_game(config, first, second, cpu_level, context, out[g], cards[g])
+        play_game(config, first, second, cpu_level, context, out[g], cards[g], leads)
 
 
 def config_ref(config) -> str:
@@ -298,13 +299,15 @@ def config_ref(config) -> str:
         return str(config.path)
 
 
-def play_game(config, first, second, cpu_level: int, context: Context, out, cards) -> None:
+def play_game(
+    config, first, second, cpu_level: int, context: Context, out, cards, leads=None
+) -> None:
     """One game: set up, seat both players, play it out, record it and tell the players."""
     arr, strategies = seated_game(config, first, second, cpu_level, context)
     s = arr[0]
     for _ in drive(s, strategies, context, records=False):
         pass
-    finish_game(s, strategies, context, out, cards)
+    finish_game(s, strategies, context, out, cards, leads)
 
 
 def seated_game(config, first, second, cpu_level: int, context: Context):
@@ -326,9 +329,10 @@ def seated_game(config, first, second, cpu_level: int, context: Context):
     return arr, strategies
 
 
-def finish_game(s, strategies, context: Context, out, cards) -> None:
-    """Record the finished game and tell each Python strategy how it ended."""
-    record(s, out, cards)
+def finish_game(s, strategies, context: Context, out, cards, leads=None) -> None:
+    """Record the finished game (added to leads, a lead_buffer, when given) and tell each
+    Python strategy how it ended."""
+    record(s, out, cards, lead_buffer() if leads is None else leads)
     winner = None if out[R_WINNER] == DRAW else int(s.first) ^ int(out[R_WINNER])
     outcome = OUTCOMES[int(out[R_OUTCOME])]
     for digit, strategy in enumerate(strategies):

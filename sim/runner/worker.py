@@ -59,7 +59,7 @@ def play_chunk(task: Task) -> Done:
     import numpy as np
 
     from sim.engine.game import R_ERROR
-    from sim.play.batch import play_matchup
+    from sim.play.batch import lead_buffer, play_matchup
     from sim.play.stepped import StrategyError
     from sim.store.seeds import played_seeds
 
@@ -70,17 +70,19 @@ def play_chunk(task: Task) -> Done:
     seeds = played_seeds(task.key, index_start, index_stop, task.swap)
     level = cell.players.cpu_level(cell.config.rules.cpu_level)
     swapped = (np.arange(index_start, index_stop) % 2 == 1) if task.swap else None
+    leads = lead_buffer()
     try:
         if task.swap and cell.players.replays:  # each odd game is the even one replayed
             buffers = _zeroed_buffers(len(seeds) // 2)
             out, cards = play_matchup(
-                cell.config, cell.players, seeds[::2], None, level, None, buffers
+                cell.config, cell.players, seeds[::2], None, level, None, buffers, leads
             )
             out, cards = out.repeat(2, axis=0), cards.repeat(2, axis=0)
+            leads *= 2  # the first seat's lead: the same in a game and its replay
         else:
             buffers = _zeroed_buffers(len(seeds))
             out, cards = play_matchup(
-                cell.config, cell.players, seeds, swapped, level, None, buffers
+                cell.config, cell.players, seeds, swapped, level, None, buffers, leads
             )
     except StrategyError as exc:
         raise ChunkError(str(exc)) from None
@@ -91,13 +93,14 @@ def play_chunk(task: Task) -> Done:
             "stopped at an engine limit"
         )
     played = time.perf_counter()
-    parts, counts = _recorded(task, out, cards, swapped)
+    parts, counts = _recorded(task, out, cards, swapped, leads)
     now = time.perf_counter()
     return Done(chunk.name, len(seeds), now - started, counts, now - played, parts)
 
 
-def _recorded(task: Task, out, cards, swapped) -> tuple[dict, dict]:
-    """Write a chunk's results as its part files, and count them for the summaries."""
+def _recorded(task: Task, out, cards, swapped, leads) -> tuple[dict, dict]:
+    """Write a chunk's results as its part files (leads: its lead_buffer), and count them
+    for the summaries."""
     import numpy as np
 
     from sim.engine.game import R_END, R_OUTCOME, R_TIEBREAK_LINE, R_WINNER
@@ -105,7 +108,7 @@ def _recorded(task: Task, out, cards, swapped) -> tuple[dict, dict]:
 
     fields = tables.result_fields(out)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
-    parts = _write_parts(task, fields, cards, swapped)
+    parts = _write_parts(task, fields, cards, swapped, leads)
     counts = tables.count_games(
         task.chunk.cell,
         fields[R_WINNER],
@@ -123,11 +126,11 @@ def record_blank(task: Task) -> None:
     column sizes, which set their argument types, without playing a game."""
     import numpy as np
 
-    from sim.play.batch import result_buffers
+    from sim.play.batch import lead_buffer, result_buffers
 
     games = task.chunk.stop - task.chunk.start
     swapped = np.arange(games) % 2 == 1 if task.swap else None
-    _recorded(task, *result_buffers(games), swapped)
+    _recorded(task, *result_buffers(games), swapped, lead_buffer())
 
 
 def warm(chunks: list[Chunk]) -> None:
@@ -185,18 +188,20 @@ def _zeroed_buffers(games: int):
     return buffers
 
 
-def _write_parts(task: Task, fields, cards, swapped) -> dict[str, dict]:
-    """The chunk's part files (games, card tallies, and per-game cards if asked for), and
-    their records; a full disk or a lost folder is a ChunkError naming the folder (the
-    atomic writes leave no half part behind)."""
+def _write_parts(task: Task, fields, cards, swapped, leads) -> dict[str, dict]:
+    """The chunk's part files (games, card tallies, lead tallies, and per-game cards if
+    asked for), and their records; a full disk or a lost folder is a ChunkError naming the
+    folder (the atomic writes leave no half part behind)."""
     from sim.engine.game import R_WINNER
     from sim.store import layout, tables
+    from sim.store.leads import lead_columns
 
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
     try:
         games = tables.games_columns(task.run_id, cell, chunk.start, task.swap, fields)
         tally = tables.card_tally_columns(cell, task.swap, cards, fields[R_WINNER], swapped)
         parts = [(layout.GAMES, games), (layout.CARD_TALLIES, tally)]
+        parts.append((layout.LEADS, lead_columns(cell, leads)))
         if task.per_game_cards:
             parts.append((layout.CARDS, tables.cards_columns(cell, chunk.start, task.swap, cards)))
         return {

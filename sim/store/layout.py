@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # the parent never writes parts: its start-up stays free of n
 T = TypeVar("T")
 MANIFEST, BACKUP = "manifest.json", "manifest.backup.json"
 GAMES, CARD_TALLIES, CARDS = "games", "card_tallies", "cards"  # cards: opt-in, per game
-TABLES = (GAMES, CARD_TALLIES, CARDS)
+LEADS = "leads"  # games by turn and first seat's lead (store/leads.py); none before #34
+TABLES = (GAMES, CARD_TALLIES, CARDS, LEADS)
 DIGEST = "sha256"  # hashlib's fastest here (OpenSSL's SHA extensions): ~2x blake2b
 
 

@@ -72,7 +72,20 @@ CARD_TALLY_TYPES: dict[str, pa.DataType] = {  # per chunk, side and kind (tables
     **dict.fromkeys(CARD_SUMS, pa.uint64()),
     **{f"{q}_{m}": pa.uint64() for q in CARD_RATES for m in MOMENTS},
 }
-TYPES = {"games": GAMES_TYPES, "cards": CARDS_TYPES, "card_tallies": CARD_TALLY_TYPES}
+LEAD_TYPES: dict[str, pa.DataType] = {  # per chunk, turn and lead (leads.py)
+    "config": NAME,
+    "matchup": NAME,
+    "turn": pa.uint16(),  # 1 for the first; games longer than LEAD_TURNS are cut there
+    "ahead": ENUM,  # SEATS: the seat whose score is higher; null when level
+    "margin": pa.uint16(),  # by how many points
+    "games": pa.uint64(),
+}
+TYPES = {
+    "games": GAMES_TYPES,
+    "cards": CARDS_TYPES,
+    "card_tallies": CARD_TALLY_TYPES,
+    "leads": LEAD_TYPES,
+}
 
 
 @cache

@@ -90,7 +90,8 @@ def check_folder(out: Path, manifest: dict, full: bool = True) -> FolderCheck:
 
 def chunk_tables(parts: dict) -> list[str]:
     """The tables a done chunk must have parts of: games and card tallies always, per-game
-    cards when its record says they were written."""
+    cards and lead tallies when its record says they were written (a run from before the
+    lead tallies has none)."""
     return [t for t in TABLES if t in REQUIRED or t in parts]
 
 

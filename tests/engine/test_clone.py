@@ -12,7 +12,7 @@ import pytest
 
 from sim.engine.board import place
 from sim.engine.clone import clone
-from sim.engine.game import record, setup
+from sim.engine.game import lead_buffer, record, setup
 from sim.engine.paths import scratch_state
 from sim.engine.state import ONGOING, POLICY_PATH, POLICY_RANDOM, STATE_DTYPE
 from sim.engine.turn import canonical_turn
@@ -49,11 +49,11 @@ def _litter(scratch):
 
 
 @numba.njit(cache=True)
-def _finish(scratch, out, cards):
+def _finish(scratch, out, cards, leads):
     s = scratch[0]
     while s.ended == ONGOING and s.error == 0:
         canonical_turn(s)
-    record(s, out, cards)
+    record(s, out, cards, leads)
 
 
 @numba.njit(cache=True)
@@ -93,9 +93,11 @@ def test_clone_copies_what_a_game_reads_and_plays_on_the_same(config):
         _clone(copy, source)
         assert _same_for_play(source[0], copy[0]) == [], seed
         (out, cards) = result_buffers(2)
-        _finish(source, out[0], cards[0])
-        _finish(copy, out[1], cards[1])
+        leads = lead_buffer(), lead_buffer()
+        _finish(source, out[0], cards[0], leads[0])
+        _finish(copy, out[1], cards[1], leads[1])
         assert np.array_equal(out[0], out[1]) and np.array_equal(cards[0], cards[1]), seed
+        assert np.array_equal(*leads), seed
 
 
 def test_clone_into_a_fresh_scratch_copies_the_whole_display():

@@ -241,12 +241,13 @@ def test_each_match_up_plays_in_its_loop_the_full_loop_s_games(a, b, loop):
 def in_the_full_loop(config, seeds, swapped, level, codes, limits):
     """The batch's result rows and card counts from the full loop, whatever the seats."""
     from sim.engine.state import new_state
-    from sim.play.batch import engine_seats, result_buffers
+    from sim.play.batch import engine_seats, lead_buffer, result_buffers
     from sim.play.compiled import play_games
 
     out, cards = result_buffers(len(seeds))
     seats = engine_seats(codes, limits)
-    play_games(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards)
+    args = (seats, seeds, swapped, out, cards, lead_buffer())
+    play_games(new_state(), config.engine_args(level), *args)
     return out, cards
 
 

@@ -72,7 +72,7 @@ CHILD = """
 import numpy as np
 from sim.play.compiled import play_games
 from sim.model.config import load
-from sim.engine.game import play_random_games
+from sim.engine.game import lead_buffer, play_random_games
 from sim.engine.state import new_state
 from sim.play.batch import engine_seats, result_buffers
 from sim.players.specs import parse_matchup
@@ -90,7 +90,8 @@ for name in ("base", "base-60", "variants", "101", "large"):
         swapped = np.zeros(games, np.uint8) if level else (np.arange(games) % 2).astype(np.uint8)
         seats = engine_seats(seats.policy_codes(), seats.budgets(), seats.evaluations())
         out, cards = result_buffers(games)
-        loop(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards)
+        leads = lead_buffer()
+        loop(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards, leads)
         assert (out[:, 5] == 0).all(), (name, players)  # R_ERROR
 print("ok")
 """

@@ -17,6 +17,7 @@ from sim.engine.game import (
     R_MAX_DEFICIT,
     R_OUTCOME,
     R_WINNER,
+    lead_buffer,
     record,
     setup,
     track,
@@ -57,7 +58,7 @@ def played(sequence: list[dict[int, int]], first: int = 0) -> np.ndarray:
         track(s)
     s.ended = END_RUN
     out, cards = result_buffers(1)
-    record(s, out[0], cards[0])
+    record(s, out[0], cards[0], lead_buffer())
     return out[0]
 
 
@@ -143,7 +144,8 @@ def replayed(config_name: str, matchup: str, seed: int, swapped: bool) -> dict:
         after.append(tuple(int(v) for v in scores(s)))
     zero, one = after[-1]
     out, cards = result_buffers(1)
-    record(s, out[0], cards[0])  # the winner (a tie-break needs the engine's top line)
+    # the winner (a tie-break needs the engine's top line)
+    record(s, out[0], cards[0], lead_buffer())
     winner = None if out[0, R_WINNER] == 2 else int(s.first) ^ int(out[0, R_WINNER])
     assert (zero > one and winner == 0) or (one > zero and winner == 1) or zero == one
     return arc(after, winner, int(s.first))

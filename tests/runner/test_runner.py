@@ -45,6 +45,12 @@ def table(out: Path, name: str) -> pl.DataFrame:
     """A table of a run folder, rows in a fixed order; card tallies summed over chunks."""
     if name == "card_tallies":
         return stored_tallies(out)
+    if name == "leads":  # per chunk: summed, as the report does
+        frame = pl.read_parquet(out / name / "*.parquet").with_columns(
+            pl.col(pl.Categorical, pl.Enum).cast(pl.String)
+        )
+        keys = ["config", "matchup", "turn", "ahead", "margin"]
+        return frame.group_by(keys).agg(pl.col("games").sum()).sort(keys, nulls_last=True)
     frame = pl.read_parquet(out / name / "*.parquet").drop("run_id", strict=False)
     keys = SORT + (["seat"] if name == "cards" else [])
     return frame.with_columns(pl.col(pl.Categorical).cast(pl.String)).sort(keys)
@@ -59,7 +65,7 @@ def small_plan(**kw):
 def test_results_do_not_depend_on_workers_or_chunks(tmp_path):
     one = execute(small_plan(chunk_size=1200), tmp_path / "one", RunOptions(workers=1)).out
     many = execute(small_plan(chunk_size=250), tmp_path / "many", RunOptions(workers=2)).out
-    for name in ("games", "card_tallies"):
+    for name in ("games", "card_tallies", "leads"):
         assert table(one, name).equals(table(many, name))
     assert len(list((many / "games").glob("*.parquet"))) > len(list((one / "games").glob("*")))
 
@@ -159,7 +165,7 @@ def test_rerun_continues_and_ends_with_the_same_tables(tmp_path):
     (part / "winrates.parquet").unlink()
     again = execute(plan, part, RunOptions(workers=1))
     assert 0 < again.played < again.played + again.skipped
-    for name in ("games", "card_tallies"):
+    for name in ("games", "card_tallies", "leads"):
         assert table(part, name).equals(table(full, name))
     assert pl.read_parquet(part / "winrates.parquet").equals(
         pl.read_parquet(full / "winrates.parquet")
@@ -480,7 +486,7 @@ def test_per_game_cards_option_writes_a_part_that_is_verified(tmp_path):
     result = CliRunner().invoke(app, [*args, "--per-game-cards"], prog_name="sim")
     assert result.exit_code == 0, result.output
     (entry,) = json.loads((out / "manifest.json").read_text())["chunks"].values()
-    assert set(entry["parts"]) == {"games", "card_tallies", "cards"}
+    assert set(entry["parts"]) == {"games", "card_tallies", "cards", "leads"}
     part = out / "cards" / entry["parts"]["cards"]["file"]
     part.write_bytes(part.read_bytes()[:100])
     check = CliRunner().invoke(app, ["verify", str(out)], prog_name="sim")
@@ -512,5 +518,5 @@ def test_the_parent_flushes_each_part_before_a_manifest_records_it(tmp_path, mon
     execute(make_plan(["base"], ["random,random"], 1000, 0, True, 200), out, RunOptions(2))
     manifest = layout.read_manifest(out)
     assert manifest["status"] == "complete"
-    assert sum(len(c["parts"]) for c in manifest["chunks"].values()) == 10
-    assert {str(out / "games"), str(out / "card_tallies")} <= flushed  # and their folders
+    assert sum(len(c["parts"]) for c in manifest["chunks"].values()) == 15
+    assert {str(out / t) for t in ("games", "card_tallies", "leads")} <= flushed  # folders

@@ -60,13 +60,16 @@ def table(parts: list[Path], name: str) -> pl.DataFrame:
     if name == "card_tallies":
         keys = ["config", "matchup", "seats", "strategy", "kind"]
         return frame.group_by(keys).agg(pl.all().sum()).sort(keys, nulls_last=True)
+    if name == "leads":
+        keys = ["config", "matchup", "turn", "ahead", "margin"]
+        return frame.group_by(keys).agg(pl.all().sum()).sort(keys, nulls_last=True)
     return frame.sort(SORT)
 
 
 def same_tables(a: Path, b: Path) -> bool:
     return all(
         table(counted_parts(a, t), t).equals(table(counted_parts(b, t), t))
-        for t in ("games", "card_tallies")
+        for t in ("games", "card_tallies", "leads")
     )
 
 
@@ -105,7 +108,7 @@ def test_parts_are_recorded_with_the_checksum_of_their_bytes(run):
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["checksums"] == "sha256" and len(manifest["chunks"]) == GAMES // CHUNK
     for entry in manifest["chunks"].values():
-        for table_name in ("games", "card_tallies"):
+        for table_name in ("games", "card_tallies", "leads"):
             record = entry["parts"][table_name]
             path = run / table_name / record["file"]
             assert record["bytes"] == path.stat().st_size
@@ -115,7 +118,7 @@ def test_parts_are_recorded_with_the_checksum_of_their_bytes(run):
 
 
 @pytest.mark.parametrize("kind", list(DAMAGE))
-@pytest.mark.parametrize("table_name", ["games", "card_tallies"])
+@pytest.mark.parametrize("table_name", ["games", "card_tallies", "leads"])
 def test_a_damaged_part_is_found_left_out_and_replayed(run, reference, kind, table_name):
     victim = part(run, table_name, 2)
     DAMAGE[kind](victim)
@@ -260,12 +263,12 @@ def verify(out: Path):
 def test_verify_passes_a_sound_run_and_names_each_problem(run):
     clean = verify(run)
     assert clean.exit_code == 0, clean.output
-    assert f"fine     12 parts: 6 chunks, {GAMES:,} games" in clean.output
+    assert f"fine     18 parts: 6 chunks, {GAMES:,} games" in clean.output
     DAMAGE["truncated"](part(run, "card_tallies", 3))
     damaged = verify(run)
     assert damaged.exit_code == 1
     assert "damaged  card_tallies/part-c000-000003.parquet: truncated" in damaged.output
-    assert "fine     10 parts: 5 chunks" in damaged.output
+    assert "fine     15 parts: 5 chunks" in damaged.output
 
 
 def test_verify_refuses_what_is_not_a_run_folder(tmp_path):

@@ -16,10 +16,11 @@ from parts_reference import to_arrow
 
 from sim.engine.game import R_WINNER
 from sim.model.config import load
-from sim.play.batch import play_matchup
+from sim.play.batch import lead_buffer, play_matchup
 from sim.players.specs import matchup
 from sim.runner.plan import Cell
 from sim.store import parquet
+from sim.store.leads import lead_columns
 from sim.store.schema import serialized_schema
 from sim.store.seeds import game_seeds, played_seeds
 from sim.store.tables import (
@@ -34,12 +35,14 @@ def chunk(config: str, players: tuple[str, str], swap: bool, games: int = 300, s
     cell = Cell(0, load(config), matchup(*players), swapped_pairs=swap)
     seeds = game_seeds(7, start, start + games)
     swapped = (np.arange(start, start + games) % 2 == 1) if swap else None
-    out, cards = play_matchup(cell.config, cell.players, seeds, swapped)
+    leads = lead_buffer()
+    out, cards = play_matchup(cell.config, cell.players, seeds, swapped, leads=leads)
     seats = np.zeros(games, bool) if swapped is None else swapped
     return {
         "games": games_columns("run1", cell, start, swap, result_fields(out)),
         "cards": cards_columns(cell, start, swap, cards),
         "card_tallies": card_tally_columns(cell, swap, cards, out[:, R_WINNER], seats),
+        "leads": lead_columns(cell, leads),
     }
 
 
