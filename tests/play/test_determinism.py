@@ -37,10 +37,14 @@ EVALUATION_DIGESTS = {
     ("heuristic", 300): "4ebc126b00a595d5d68a759a61fca087ef83a72518eb765811e03ca5254dfa38",
     ("strong", 40): "7692d8dfd2fd9d591c05f0c290be885d43c022aa8990774e114d94c5b4274b70",
 }
-# small budgets, so the searches' rollouts (random turns) are covered in seconds
+# small budgets, so the searches' rollouts (random turns) are covered in seconds; random
+# rollouts to the end (guide=0, depth=0) as every search played them then
 SEARCH_DIGESTS = {
-    ("mc(rollouts=20)", 40): "10e0c8658b2cd5c21ac9335016b77554aac08f7a8ef4fcb45088dda03a1ac449",
-    ("ismcts(iterations=60)", 20): (
+    (
+        "mc(rollouts=20,guide=0,depth=0)",
+        40,
+    ): "10e0c8658b2cd5c21ac9335016b77554aac08f7a8ef4fcb45088dda03a1ac449",
+    ("ismcts(iterations=60,guide=0,depth=0)", 20): (
         "b33f6527e9eff71bfe6d6f7392e659a65904d25430d46c1c4c1dbe3c3788d78f"
     ),
 }
