@@ -67,10 +67,11 @@ def main() -> None:
         r = by_matchup[plan_label(label)]
         holds = "yes" if r["a_score"] >= TARGET else "no"
         rate = games / max(seconds.get(plan_label(label), 0.0), 1e-9)
+        shown = f"{rate:,.1f}" if rate < 100 else f"{rate:,.0f}"
         print(
             f"| {r['a']} | {r['b']} | {100 * r['a_score']:.1f}% "
             f"[{100 * r['a_score_low']:.1f}, {100 * r['a_score_high']:.1f}] | {holds} | "
-            f"{rate:,.0f} |"
+            f"{shown} |"
         )
 
 
