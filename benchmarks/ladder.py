@@ -1,93 +1,85 @@
-"""The strategy ladder against search budgets: strength and speed, so designers can pick.
+"""The default ladder: each rung's score against the rung below, through the runner.
 
-    python benchmarks/ladder.py --rung mc,heuristic --budgets 30,100,300,1000 --pairs 2000
-    python benchmarks/ladder.py --rung ismcts,mc(rollouts=100) --budgets 100,300,1000
+    python benchmarks/ladder.py --pairs 2000 --seed 2026 --out runs/ladder
 
-Each budget plays PAIRS seat-swapped pairs of STRONG(budget) against WEAK on `base` in this
-process and reports A's score (wins + half draws) with its 95% interval over the pairs
-(the function that writes winrates.parquet), whether the rung holds (interval above 50%),
-and games per CPU second of that match-up and of STRONG against itself. Budgets are the
-strategy's own parameter (mc: rollouts, ismcts: iterations). CPU seconds, not wall, since
-the machine is shared. A budget's games do not depend on the engine's speed, only on the
-seeds: the same command gives the same scores on any revision whose games are identical.
+Plays random < greedy < heuristic < mc < ismcts at their default settings (each adjacent
+pair, the stronger first) and the extra match-ups that place `strong` (--place), every one
+PAIRS seat-swapped pairs on `base` in one run folder (sim.api.run: the runner, so an
+interrupted run resumes, and the games depend only on the seed). Prints the stronger
+player's score (wins + half draws) with its 95% interval over the pairs (the runner's
+winrates), whether the rung holds (the issue asks 55%), and games per second: the games
+over the seconds the worker spent playing them (wall clock of one worker; on a shared
+machine that counts waits too). For budgets of one rung, see benchmarks/budgets.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-import time
-from pathlib import Path
 
-import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script, beside calibration.py
-from calibration import play_pairs, winrate_rows  # noqa: E402
-
-SELF_PLAY_GAMES = 200
+RUNGS = ("random", "greedy", "heuristic", "mc", "ismcts")
+PLACE = ("strong,heuristic", "mc,strong")  # where strong falls: above heuristic, below mc?
+TARGET = 0.55  # the issue's bar for a rung
 
 
-def with_budget(spec: str, budget: int) -> str:
-    """mc -> mc(rollouts=300): the built-in's budget parameter set to budget."""
-    from sim.players.specs import BUILT_IN
-
-    name = BUILT_IN[spec].budget
-    if name is None:
-        raise SystemExit(f"{spec} has no search budget")
-    return f"{spec}({name}={budget})"
+def matchups(rungs: list[str], place: list[str]) -> list[str]:
+    """Every adjacent rung, stronger first, then the placing match-ups."""
+    return [f"{hi},{lo}" for lo, hi in zip(rungs, rungs[1:], strict=False)] + place
 
 
-def cpu_rate(config, a: str, b: str, pairs: int, key: int) -> tuple[np.ndarray, float]:
-    """Result rows of `pairs` pairs and their games per CPU second."""
-    started = time.process_time()
-    out = play_pairs(config, a, b, key, pairs)
-    return out, 2 * pairs / max(time.process_time() - started, 1e-9)
+def play_seconds(manifest: dict, cells: dict[str, str]) -> dict[str, float]:
+    """Per match-up, the seconds its chunks spent playing (not writing)."""
+    seconds: dict[str, float] = {}
+    for name, chunk in manifest["chunks"].items():
+        m = cells[name]
+        seconds[m] = seconds.get(m, 0.0) + chunk["seconds"] - chunk.get("write_seconds", 0.0)
+    return seconds
 
 
-def measure(config, strong: str, weak: str, pairs: int, key: int) -> dict:
-    """One budget's row: A's score over the pairs, and the two speeds."""
-    from sim.players.specs import matchup
-    from sim.runner.plan import Cell
-
-    play_pairs(config, strong, strong, key, 1)  # compile (or load) outside the timing
-    out, rate = cpu_rate(config, strong, weak, pairs, key)
-    row = winrate_rows(Cell(0, config, matchup(strong, weak), True), out, pairs)[0]
-    _, self_rate = cpu_rate(config, strong, strong, SELF_PLAY_GAMES // 2, key + 1)
-    return {
-        "strong": strong,
-        "score": row["a_score"],
-        "low": row["a_score_low"],
-        "high": row["a_score_high"],
-        "rate": rate,
-        "self_rate": self_rate,
-    }
+def chunk_matchups(plan) -> dict[str, str]:
+    """Chunk name -> its match-up label."""
+    return {c.name: c.cell.players.text for c in plan.chunks()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rung", required=True, help="STRONG,WEAK, e.g. mc,heuristic")
-    parser.add_argument("--budgets", required=True, help="comma-separated budgets of STRONG")
-    parser.add_argument("--pairs", type=int, default=2000)
+    parser.add_argument("--pairs", type=int, default=2000, help="seat-swapped pairs a rung")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--out", default="runs/ladder", help="the run folder (resumes)")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--rungs", default=",".join(RUNGS), help="weakest first")
+    parser.add_argument("--place", default=";".join(PLACE), help="extra match-ups, ';'")
     args = parser.parse_args()
-    from sim.model.config import load
+    import sim.api
     from sim.players.specs import split_top_level
-    from sim.store.seeds import cell_key
+    from sim.runner.plan import make_plan
 
-    config = load("base")
-    strong, weak = split_top_level(args.rung)
-    key = cell_key(args.seed, args.rung)
-    print(f"{args.rung} on base, {args.pairs:,} seat-swapped pairs a budget, seed {args.seed}")
-    print("| strong | A's score [95%, pairs] | rung holds | games/CPU s vs weak | vs itself |")
+    games = 2 * args.pairs
+    players = matchups(split_top_level(args.rungs), [p for p in args.place.split(";") if p])
+    print(f"base, {args.pairs:,} seat-swapped pairs a match-up, seed {args.seed}, {args.out}")
+    view = sim.api.run(["base"], players, games, args.seed, args.out, workers=args.workers)
+    plan = make_plan(["base"], players, games, args.seed, True, None)
+    seconds = play_seconds(view.manifest, chunk_matchups(plan))
+    rows = view.winrates.collect().iter_rows(named=True)
+    by_matchup = {r["matchup"]: r for r in rows}
+    print("| stronger | weaker | score [95%] | holds | games/s |")
     print("|---|---|---|---|---|")
-    for budget in (int(b) for b in args.budgets.split(",")):
-        r = measure(config, with_budget(strong, budget), weak, args.pairs, key)
-        holds = "yes" if r["low"] > 0.5 else "no"
+    for label in players:
+        r = by_matchup[plan_label(label)]
+        holds = "yes" if r["a_score"] >= TARGET else "no"
+        rate = games / max(seconds.get(plan_label(label), 0.0), 1e-9)
+        shown = f"{rate:,.1f}" if rate < 100 else f"{rate:,.0f}"
         print(
-            f"| {r['strong']} | {100 * r['score']:.1f}% [{100 * r['low']:.1f}, "
-            f"{100 * r['high']:.1f}] | {holds} | {r['rate']:,.1f} | {r['self_rate']:,.1f} |",
-            flush=True,
+            f"| {r['a']} | {r['b']} | {100 * r['a_score']:.1f}% "
+            f"[{100 * r['a_score_low']:.1f}, {100 * r['a_score_high']:.1f}] | {holds} | "
+            f"{shown} |"
         )
+
+
+def plan_label(label: str) -> str:
+    """A match-up as the run labels it (canonical specs)."""
+    from sim.players.specs import parse_matchup
+
+    return parse_matchup(label).text
 
 
 if __name__ == "__main__":

@@ -220,6 +220,7 @@ def line_terms(t, digit, ev):
     theirs = 0.0
     static = 0.0
     tally_lines(t, digit, tl)
+    threat = w[W_THREAT] != 0.0  # a weight of 0 adds nothing: skip its test per line
     for line in range(t.lines):
         m, o, saved = tl[line, T_MINE], tl[line, T_THEIRS], tl[line, T_SAVED]
         value = 10.0 * (line + 1)
@@ -229,7 +230,7 @@ def line_terms(t, digit, ev):
         else:
             theirs -= c
         static += line_value(t.count[line], m - o, saved, value, w)
-        if c > 0 and m - o == 1 and saved <= 0:  # one DELETE or IF...THEN takes it back
+        if threat and c > 0 and m - o == 1 and saved <= 0:  # one DELETE or IF...THEN
             static -= w[W_THREAT] * value
     return mine, theirs, static
 
@@ -249,6 +250,8 @@ def settled_value(s, t, digit, ev):
 def pressure(t, digit, mine, theirs, w):
     """RUN-line pressure (points per card in the RUN line, + leading, - trailing) and the
     cards left in the mover's pile less the opponent's."""
+    if w[W_PILE] == 0.0 and w[W_RUN_PRESSURE] == 0.0:  # the shipped heuristic: nothing
+        return 0.0
     out = w[W_PILE] * (pile_left(t, digit) - pile_left(t, 1 - digit))
     if mine != theirs:
         out += w[W_RUN_PRESSURE] * t.count[t.lines - 1] * (1.0 if mine > theirs else -1.0)
@@ -330,6 +333,9 @@ def heuristic_turn_w(s, w):
     box = weights_box(w)
     k = min(MAX_PLY2, max(1, int(w[W_PLY2])))
     scratch = scratch_state()
+    if k == 1:  # one ply: the best move alone, without ranked_moves's k-best arrays
+        best_move(s, digit, forced, box, scratch, False)
+        return
     moves, values, paths, n = ranked_moves(s, digit, forced, box, k, scratch, k > 1)
     if w[W_MARGIN] > 0:  # selective: only candidates close to the best are searched
         while n > 1 and values[n - 1] < values[0] - w[W_MARGIN]:
@@ -349,12 +355,43 @@ def one_ply_turn(s, box, scratch):
     """A whole turn of the one-ply heuristic with the weights in box[0] (the opponent's
     reply inside a second ply); scratch: a state record to try moves on."""
     digit = s.mover
-    forced = begin_turn(s, digit)
-    moves, _, paths, n = ranked_moves(s, digit, forced, box, 1, scratch, True)
-    if n > 0:
-        index, line, direction = moves[0, 0], moves[0, 1], moves[0, 2]
-        play_move(s, digit, index, line, direction, forced, paths[0], POLICY_HEURISTIC)
-    finish_turn(s, digit, n == 0, True)
+    best_move(s, digit, begin_turn(s, digit), box, scratch, True)
+
+
+@kernel
+def best_move(s, digit, forced, box, scratch, distinct):
+    """Play the one-ply heuristic's move (the first best in greedy's order) and end the
+    turn: ranked_moves with k = 1 (distinct as there), without its arrays."""
+    plain, cont = line_masks(s)
+    best = -np.inf
+    best_index, best_line, best_dir = -1, -1, 0
+    best_path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    for index in range(s.hand_len[digit]):
+        if distinct and same_card_earlier(s, digit, index):
+            continue
+        cid = s.hand[digit, index]
+        mask = card_lines(s, cid, forced, plain, cont)
+        for line in range(s.lines):
+            if not mask & (1 << line):
+                continue
+            for d in range(n_dirs(s, cid)):
+                direction = nth_dir(s, cid, d)
+                path[:] = 0
+                while True:
+                    depth, options = play_on_copy(
+                        s, scratch[0], digit, index, line, direction, forced, path
+                    )
+                    value = evaluate(s, scratch[0], digit, box[0])
+                    if value > best:
+                        best = value
+                        best_index, best_line, best_dir = index, line, direction
+                        best_path[:] = path
+                    if not advance(path, options, depth):
+                        break
+    if best_index >= 0:
+        play_move(s, digit, best_index, best_line, best_dir, forced, best_path, POLICY_HEURISTIC)
+    finish_turn(s, digit, best_index < 0, True)
 
 
 @kernel

@@ -3,7 +3,7 @@
 One tree over the mover's information set: every iteration deals the hidden cards again
 (search.determinise), descends by UCB among the children whose moves are legal in that
 deal (both players' moves are nodes; a move is card kind and axis, line, direction and
-sub-decision path), adds one node, rolls out (search.rollout_to_end) and backs the result
+sub-decision path), adds one node, rolls out (guided.guided_rollout) and backs the result
 up. A child's exploration term counts how often it was available, not its parent's visits.
 
 At the root the iterations are spread by sequential halving, as mc spreads its rollouts
@@ -23,6 +23,7 @@ from sim.engine.paths import scratch_state
 from sim.engine.rng import mix
 from sim.engine.state import MAX_DEPTH, ONGOING, POLICY_ISMCTS, POLICY_RANDOM
 from sim.engine.turn import begin_turn
+from strategies.guided import guided_rollout, knobs
 from strategies.mc import rounds_for
 from strategies.search import (
     M_DIR,
@@ -38,7 +39,6 @@ from strategies.search import (
     pass_turn,
     play_move,
     rand,
-    rollout_to_end,
     scored_in_place,
     search_start,
 )
@@ -180,7 +180,7 @@ def untried_move(t, spare, mover, moves, n, forced, children, untried, r):
 
 
 @inlined
-def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
+def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first, guidance):
     """One ISMCTS iteration on the dealt copy t; returns the nodes in use.
 
     root holds the root's moves, their keys and count (the same in every deal); first is
@@ -247,8 +247,8 @@ def iterate(t, spare, digit, tree, n_nodes, root, bufs, r, first):
             depth += 1
         if added:
             break
-    rollout_to_end(t, spare[0])
-    value, margin = outcome(t, digit)
+    cut, guide, box = guidance
+    value, margin = guided_rollout(t, digit, spare, box, cut, guide, r)
     for i in range(depth):
         node = trail[i]
         stats[node, 0] += 1.0
@@ -280,6 +280,7 @@ def halving(s, det, work, deals, spare, digit, tree, root, bufs, budget, r):
     """Sequential halving over the root moves, each iteration an ISMCTS descent below the
     move; every move of a round gets the same deals. The best move's index."""
     links, keys, stats, table, _ = tree
+    guidance = knobs(s, digit)
     n = root[2]
     for m in range(n):  # root children in move order: node 1 + m
         add_child(links, keys, stats, table, 1 + m, 0, root[1][m], digit)
@@ -293,7 +294,7 @@ def halving(s, det, work, deals, spare, digit, tree, root, bufs, budget, r):
             determinise(s, det, digit, r, deals[0])
             for a in range(m):
                 t = clone(work, det[0])
-                n_nodes = iterate(t, spare, digit, tree, n_nodes, root, bufs, r, alive[a])
+                n_nodes = iterate(t, spare, digit, tree, n_nodes, root, bufs, r, alive[a], guidance)
         rank(alive, m, stats)
         m = (m + 1) // 2
     return alive[0]

@@ -4,7 +4,8 @@ Each round deals the hidden cards again (search.determinise) and rolls every sur
 out on the same deal with the same random streams (common random numbers, so moves are
 compared on equal luck); the better half by mean value survives. The budget is the total
 number of rollouts per decision, spread evenly over the rounds. Rollouts are random but
-take an immediate win (search.rollout_to_end).
+take an immediate win, and may use the evaluation: heuristic turns among the random ones,
+a cut after some turns scored by the evaluation (guided.guided_rollout, the seat's knobs).
 """
 
 from __future__ import annotations
@@ -15,13 +16,8 @@ from sim.engine.clone import clone
 from sim.engine.jit import kernel
 from sim.engine.paths import scratch_state
 from sim.engine.state import POLICY_MC, POLICY_RANDOM
-from strategies.search import (
-    determinise,
-    pass_turn,
-    play_move,
-    rollout,
-    search_start,
-)
+from strategies.guided import guided_rollout, knobs
+from strategies.search import determinise, pass_turn, play_move, search_start
 
 MARGIN_WEIGHT = 0.002  # a point of margin is worth this much win probability (breaks ties)
 
@@ -55,6 +51,7 @@ def rank(alive, m, total, count):
 def halving(s, det, work, deals, digit, forced, moves, n, budget, r):
     """The index of the best of moves[:n] after successive halving."""
     spare = scratch_state()
+    depth, guide, box = knobs(s, digit)
     alive = np.arange(n)
     total = np.zeros(n)
     count = np.zeros(n)
@@ -68,7 +65,8 @@ def halving(s, det, work, deals, digit, forced, moves, n, budget, r):
                 mv = alive[a]
                 t = clone(work, det[0])
                 play_move(t, digit, moves, mv, forced, POLICY_RANDOM)
-                total[mv] += rollout(t, digit, MARGIN_WEIGHT, spare[0])
+                value, margin = guided_rollout(t, digit, spare, box, depth, guide, r)
+                total[mv] += value + MARGIN_WEIGHT * margin
                 count[mv] += 1
         rank(alive, m, total, count)
         m = (m + 1) // 2

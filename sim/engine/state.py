@@ -37,7 +37,7 @@ VISIBILITIES = ("default", "open", "closed")
 # and a direction, and one GOSUB line at the end. So no legal position can need more.
 MAX_DEPTH = 2 * MAX_CARDS + 1
 MAX_SCRIPT = MAX_DEPTH  # a move's scripted sub-decisions are some of its chain's decisions
-EVAL_SLOTS = 32  # per digit: room for an evaluating strategy's weights (strategies/heuristic.py)
+EVAL_SLOTS = 40  # per digit: an evaluation's weights (strategies/heuristic.py) and search knobs
 # turns whose lead's sign is kept for the half-time leader (game.track): a game of up to
 # twice this many turns has one; longer games (none seen) record it as unknown
 ARC_TURNS = 1024

@@ -43,6 +43,11 @@ class BuiltIn:
     deterministic: bool = False  # draws no random numbers: the same position, the same move
 
 
+# the searches' use of the trained evaluation (strategies/guided.py): how their rollouts play
+GUIDED = {
+    "guide": Param(0, 100, 70, "percent of rollout turns the heuristic plays (0: random)"),
+    "depth": Param(0, 1000, 4, "rollout turns before the evaluation scores (0: to the end)"),
+}
 BUILT_IN: dict[str, BuiltIn] = {
     "random": BuiltIn("the canonical random strategy of docs/RULES.md 9", POLICY_RANDOM),
     "greedy": BuiltIn(
@@ -56,13 +61,13 @@ BUILT_IN: dict[str, BuiltIn] = {
     "mc": BuiltIn(
         "determinised Monte Carlo: sample the unseen cards, roll out, best average",
         POLICY_MC,
-        {"rollouts": Param(1, 100_000, 1000, "rollouts per decision")},
+        {"rollouts": Param(1, 100_000, 200, "rollouts per decision"), **GUIDED},
         "rollouts",
     ),
     "ismcts": BuiltIn(
         "information-set Monte Carlo tree search",
         POLICY_ISMCTS,
-        {"iterations": Param(1, 1_000_000, 3000, "search iterations per decision")},
+        {"iterations": Param(1, 1_000_000, 1500, "search iterations per decision"), **GUIDED},
         "iterations",
     ),
     "cpu": BuiltIn(
@@ -116,10 +121,26 @@ class Player:
         return BUILT_IN[self.name].code if self.built_in else POLICY_RANDOM
 
     def evaluation(self) -> tuple[float, ...]:
-        """The weights its seat's state holds: its own, else the shipped heuristic's."""
+        """The weights its seat's state holds: its own, a search's (guided_weights), else
+        the shipped heuristic's."""
         from sim.players.weights import default_weights
 
-        return self.weights if self.weights is not None else default_weights()
+        if self.weights is not None:
+            return self.weights
+        if self.name in BUILT_IN and "guide" in BUILT_IN[self.name].params:
+            return self.guided_weights()
+        return default_weights()
+
+    def guided_weights(self) -> tuple[float, ...]:
+        """A search's: strong's trained evaluation, its knobs after (strategies/guided.py)."""
+        from sim.players.weights import NAMED, read_weights
+        from strategies.guided import S_DEPTH, S_GUIDE
+
+        params = BUILT_IN[self.name].params
+        slots = list(read_weights(NAMED["strong"]))
+        for slot, name in ((S_DEPTH, "depth"), (S_GUIDE, "guide")):
+            slots[slot] = float(self.params.get(name, params[name].default))
+        return tuple(slots)
 
     @property
     def budget(self) -> int:

@@ -31,10 +31,20 @@ RANDOM_DIGESTS = {
 }
 GREEDY_DIGEST = "20175113b39178f2321f02f9c873c2e5a175d20f859540170fdefe5fbfcc070d"
 CPU_DIGEST = "7a5d6861333298c5ebeb347b421004c912c9a55d64e6446f8b2885d5ae0c0709"
-# small budgets, so the searches' rollouts (random turns) are covered in seconds
+# heuristic (one ply) and strong (a second ply over deals) at 33babcb, before the one-ply
+# fast path (strategies/heuristic.best_move), which must play the same games
+EVALUATION_DIGESTS = {
+    ("heuristic", 300): "4ebc126b00a595d5d68a759a61fca087ef83a72518eb765811e03ca5254dfa38",
+    ("strong", 40): "7692d8dfd2fd9d591c05f0c290be885d43c022aa8990774e114d94c5b4274b70",
+}
+# small budgets, so the searches' rollouts (random turns) are covered in seconds; random
+# rollouts to the end (guide=0, depth=0) as every search played them then
 SEARCH_DIGESTS = {
-    ("mc(rollouts=20)", 40): "10e0c8658b2cd5c21ac9335016b77554aac08f7a8ef4fcb45088dda03a1ac449",
-    ("ismcts(iterations=60)", 20): (
+    (
+        "mc(rollouts=20,guide=0,depth=0)",
+        40,
+    ): "10e0c8658b2cd5c21ac9335016b77554aac08f7a8ef4fcb45088dda03a1ac449",
+    ("ismcts(iterations=60,guide=0,depth=0)", 20): (
         "b33f6527e9eff71bfe6d6f7392e659a65904d25430d46c1c4c1dbe3c3788d78f"
     ),
 }
@@ -76,3 +86,14 @@ def test_search_games_are_main_s_games(spec, games):
     codes, limits = seats.policy_codes(), seats.budgets()
     out = play_batch(load("base"), seeds, swapped=swapped, policies=codes, budgets=limits)
     assert digest(*out) == SEARCH_DIGESTS[(spec, games)]
+
+
+@pytest.mark.parametrize("spec, games", sorted(EVALUATION_DIGESTS))
+def test_evaluation_games_are_main_s_games(spec, games):
+    seeds, swapped = batch(games)
+    seats = matchup(spec, "heuristic")
+    codes, limits, weights = seats.policy_codes(), seats.budgets(), seats.evaluations()
+    out = play_batch(
+        load("base"), seeds, swapped=swapped, policies=codes, budgets=limits, weights=weights
+    )
+    assert digest(*out) == EVALUATION_DIGESTS[(spec, games)]

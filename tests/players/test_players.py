@@ -64,17 +64,18 @@ def test_strategies_list_shows_every_registered_strategy():
     for name in [*BUILT_IN, "rusher", "controller", "saboteur"]:
         assert name in result.output
     assert "level=1..4" in result.output
-    assert "rollouts=1..100000 (default 1000)" in result.output
+    assert "rollouts=1..100000 (default 200)" in result.output
+    assert "guide=0..100 (default 70)" in result.output
 
 
 def test_a_match_up_value_knows_its_engine_seats():
     """Parsed once, the value answers what the loops need: codes, budgets (a search's
-    default when not given: mc 1,000 rollouts), the CPU level, and whether a pair replays."""
+    default when not given: mc 200 rollouts), the CPU level, and whether a pair replays."""
     from sim.engine.state import POLICY_ISMCTS, POLICY_MC, POLICY_RANDOM
 
     seats = parse_matchup("mc,ismcts(iterations=7)")
     assert seats.policy_codes() == (POLICY_MC, POLICY_ISMCTS)
-    assert seats.budgets() == (1000, 7)
+    assert seats.budgets() == (200, 7)
     assert seats.compiled and not seats.replays
     solo = parse_matchup("greedy,cpu(level=4)")
     assert solo.cpu_level(1) == 4 and solo.second.code == POLICY_RANDOM
