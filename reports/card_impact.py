@@ -1,10 +1,13 @@
 """What one card kind is worth: the same seeds played with and without it in the deck.
 
 Every copy of the kind is swapped for another kind (BLANK by default) in both players'
-decks, and the same seat-swapped seed pairs are played on both decks. Differences are
-paired by seed, so the deal's luck largely cancels; the pair (one seed, two games) is the
-unit of every interval, because its two games share their deal. Holm's method adjusts the
-p-values over the measures, so a null swap shows a change in any row at most 5% of the time.
+decks, and the same seat-swapped seed pairs are played on both decks: one run of two
+configs through the runner (so it resumes and can use Dask), whose cells share their
+seeds game by game because a cell's seeds follow from the match-up alone (sim.store.seeds).
+Differences are paired by seed, so the deal's luck largely cancels; the pair (one seed,
+two games) is the unit of every interval, because its two games share their deal. Holm's
+method adjusts the p-values over the measures, so a null swap shows a change in any row at
+most 5% of the time.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+import polars as pl
 
 from reports import present
 from reports.present import NO_CHANGE
-from reports.sprt import pair_seeds, play_pairs
 from reports.stats import Difference, holm, paired_difference
 from sim.engine.cards import (
     AXIS_H,
@@ -32,9 +36,17 @@ from sim.engine.cards import (
     UNDIRECTED,
     kind_from_name,
 )
-from sim.engine.game import DRAW, R_TURNS, R_WINNER, WIN_FIRST, WIN_SECOND
+from sim.engine.game import DRAW, R_TURNS, R_WINNER, RESULT_WIDTH, WIN_FIRST, WIN_SECOND
 from sim.model.config import Config
-from sim.players.specs import Matchup
+from sim.players.specs import Matchup, parse_matchup
+from sim.runner.plan import RunPlan, default_chunk
+from sim.runner.run import RunOptions, execute
+from sim.store.categories import WINNERS
+from sim.store.folder import RunFolder, RunFolderError, open_run
+from sim.store.impact import ImpactNoteError, read_note, write_note
+
+DOMINANT_PTS = 5.0
+"""The default threshold: a kind that by itself moves who wins by more than 5 points."""
 
 
 class CardImpactError(ValueError):
@@ -43,9 +55,10 @@ class CardImpactError(ValueError):
 
 @dataclass(frozen=True)
 class Swap:
-    """The swapped configuration and what was done to build it."""
+    """The swapped configuration and what was done to build it (config None when the
+    swap is read back from a run folder's note)."""
 
-    config: Config
+    config: Config | None
     card: int
     replacement: int
     copies: int
@@ -187,25 +200,103 @@ def compare(original: np.ndarray, swapped: np.ndarray, a: str, b: str) -> tuple[
     )
 
 
-def card_impact(config: Config, swap: Swap, players: Matchup, games: int, seed: int) -> Impact:
-    """Play the same seed pairs on config and on swap.config, and compare them.
-
-    The seeds are the runner's for the master seed and match-up, so the original half
-    replays the games `sim run` plays on config.
-    """
+def impact_plan(
+    config: Config, swap: Swap, players: Matchup, games: int, seed: int, chunk_size=None
+) -> RunPlan:
+    """The run of a comparison: the original and the swapped deck, one match-up, games
+    rounded up to whole seat-swapped pairs, the runner's part size for the strategies."""
     pairs = (games + 1) // 2
     if pairs < 2:
         raise CardImpactError(f"--games must be at least 4 (two seed pairs), got {games}")
-    seeds = pair_seeds(seed, players, 0, pairs)
-    original = play_pairs(config, players, seeds)
-    swapped = play_pairs(swap.config, players, seeds)
-    return Impact(swap, pairs, compare(original, swapped, *players.specs))
+    if players.second.name == "cpu":
+        raise CardImpactError(
+            "the CPU card only plays the second seat, so it cannot play seat-swapped pairs"
+        )
+    size = default_chunk((players,)) if chunk_size is None else chunk_size
+    return RunPlan((config, swap.config), (players,), 2 * pairs, seed, True, size + size % 2)
+
+
+def card_impact(
+    config: Config,
+    swap: Swap,
+    players: Matchup,
+    games: int,
+    seed: int,
+    out: Path,
+    options: RunOptions | None = None,
+    dominant_pts: float = DOMINANT_PTS,
+) -> Impact:
+    """Play the comparison's run into out (continuing what is on disk), note the swap
+    beside its manifest, and compare the two decks pair by pair."""
+    plan = impact_plan(config, swap, players, games, seed)
+    execute(plan, out, options or RunOptions())
+    note_swap(out, plan, swap, dominant_pts)
+    return folder_impact(open_run(out))[0]
+
+
+def note_swap(out: Path, plan: RunPlan, swap: Swap, dominant_pts: float) -> None:
+    """The swap note (sim.store.impact) of a comparison played into out."""
+    original, swapped = plan.configs
+    write_note(
+        out,
+        {
+            "run_id": plan.run_id,
+            "card": NAMES[swap.card],
+            "replacement": NAMES[swap.replacement],
+            "copies": swap.copies,
+            "original": original.name,
+            "swapped": swapped.name,
+            "matchup": plan.matchups[0].text,
+            "dominant_pts": float(dominant_pts),
+        },
+    )
+
+
+def folder_impact(folder: RunFolder) -> tuple[Impact, dict] | None:
+    """The comparison a card-impact folder holds and its note; None for a folder without
+    a note (any other run). RunFolderError when the note or the games cannot be used."""
+    try:
+        note = read_note(folder.path, folder.manifest)
+    except ImpactNoteError as exc:
+        raise RunFolderError(str(exc)) from None
+    if note is None:
+        return None
+    players = parse_matchup(note["matchup"])
+    frame = folder.seeded().filter(pl.col("matchup").cast(pl.String) == note["matchup"])
+    frame = frame.select(
+        pl.col("config").cast(pl.String), "game", "seed", "swapped",
+        pl.col("winner").cast(pl.String), "turns",
+    ).collect()  # fmt: skip
+    original, swapped = (_results(folder, frame, note[k]) for k in ("original", "swapped"))
+    if not np.array_equal(original[1], swapped[1]):
+        raise RunFolderError(
+            f"{folder.path}: the two decks' games do not share their seeds pair by pair"
+        )
+    swap = Swap(
+        None, kind_from_name(note["card"]), kind_from_name(note["replacement"]), note["copies"]
+    )
+    measures = compare(original[0], swapped[0], *players.specs)
+    return Impact(swap, len(original[0]) // 2, measures), note
+
+
+def _results(folder: RunFolder, frame: pl.DataFrame, config: str) -> tuple:
+    """A cell's result rows (engine R_* columns, game order: A first, then A second in
+    each pair) and its seeds; RunFolderError when its pairs are not whole."""
+    cell = frame.filter(pl.col("config") == config).sort("game")
+    n = cell.height
+    whole = n >= 2 and n % 2 == 0 and (cell["game"].to_numpy() == np.arange(n)).all()
+    if not whole or (cell["swapped"].to_numpy() != np.arange(n) % 2).any():
+        raise RunFolderError(
+            f"{folder.path}: config {config} holds {n:,} games, not whole seat-swapped "
+            "pairs from game 0; rerun its `sim card-impact` command to finish it"
+        )
+    out = np.zeros((n, RESULT_WIDTH), dtype=np.int64)
+    out[:, R_WINNER] = [WINNERS.index(w) for w in cell["winner"]]
+    out[:, R_TURNS] = cell["turns"].to_numpy()
+    return out, cell["seed"].to_numpy()
 
 
 # --- the dominant-card flag (#34) ----------------------------------------------------------
-
-DOMINANT_PTS = 5.0
-"""The default threshold: a kind that by itself moves who wins by more than 5 points."""
 
 
 @dataclass(frozen=True)
@@ -264,3 +355,46 @@ def dominant(
             names = NAMES[swap.card], NAMES[swap.replacement]
             out.append(DominantFlag(config, *names, m.name, d, threshold))
     return out
+
+
+# --- the flag under the board of a card-impact folder (#34) --------------------------------
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A card-impact folder's comparison as `sim summary` and `sim report` show it under
+    the board: the card's dominant flags at the threshold its note records, if any."""
+
+    impact: Impact
+    note: dict
+    flags: tuple[DominantFlag, ...]
+
+    def lines(self) -> list[str]:
+        """The flags' lines, or one line saying the card was measured and is not dominant."""
+        if self.flags:
+            return [f.text() for f in self.flags]
+        n = self.note
+        return [
+            f"measured: {n['original']} · {n['card']} ({n['replacement']} in its place, "
+            f"{self.impact.pairs:,} pairs): not dominant (±{n['dominant_pts']:.1f} pts)"
+        ]
+
+    def to_json(self) -> dict:
+        n = self.note
+        keys = ("card", "replacement", "copies", "original", "swapped", "matchup")
+        return {k: n[k] for k in keys} | {
+            "pairs": self.impact.pairs,
+            "dominant_pts": n["dominant_pts"],
+            "dominant": [f.to_json() for f in self.flags],
+        }
+
+
+def measured(folder: RunFolder) -> Measured | None:
+    """The folder's card-impact result with its flags; None for a folder without one."""
+    found = folder_impact(folder)
+    if found is None:
+        return None
+    impact, note = found
+    a, b = parse_matchup(note["matchup"]).specs
+    flags = dominant(impact, note["original"], note["dominant_pts"], same=a == b)
+    return Measured(impact, note, tuple(flags))

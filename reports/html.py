@@ -502,7 +502,20 @@ def winrate_section(run: Run, margin: float = DEFAULT_MARGIN) -> dict:
         "charts": charts,
         "verdicts": [seat_verdict(r, margin) for r in rows],
         "rows": [winrate_row(r) for r in rows],
+        "impact": impact_lines(run),
     }
+
+
+def impact_lines(run: Run) -> list[str]:
+    """A card-impact folder's flag lines (reports.card_impact.Measured), none for any
+    other run."""
+    from reports.card_impact import measured
+
+    try:
+        found = measured(open_run(run.folder))
+    except RunFolderError as exc:
+        raise ReportError(str(exc)) from None
+    return found.lines() if found else []
 
 
 def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:

@@ -8,10 +8,14 @@ numbers are the ones the terminal prints, before rounding.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from reports import arc, board, skill
 from reports.summary import CellSummary, Proportion
 from sim.store.folder import RunFolder
+
+if TYPE_CHECKING:
+    from reports.card_impact import Measured
 
 SHAPE_VERSION = 1
 """Raised when a key changes meaning or disappears; new keys may be added without it."""
@@ -77,10 +81,17 @@ def _cell(s: CellSummary, sections: tuple[str, ...]) -> dict:
 
 
 def to_json(
-    run: RunFolder, summaries: list[CellSummary], margin: float, sections: tuple[str, ...]
+    run: RunFolder,
+    summaries: list[CellSummary],
+    margin: float,
+    sections: tuple[str, ...],
+    impact: Measured | None = None,
 ) -> dict:
-    """The whole summary: the board's rows, then the sections asked for per cell."""
+    """The whole summary: the board's rows, a card-impact folder's flags among the card
+    flags and its comparison (impact), then the sections asked for per cell."""
     rows = board.rows(summaries, margin)
+    flags = [f.to_json() for f in board.card_flags(summaries)]
+    measured = {} if impact is None else {"card_impact": impact.to_json()}
     return {
         "shape": SHAPE_VERSION,
         "run": str(run.path),
@@ -89,6 +100,7 @@ def to_json(
         "warnings": run.warnings(),
         "board": [board.to_json(r) for r in rows],
         "skill": skill.board_json(rows),
-        "card_flags": [f.to_json() for f in board.card_flags(summaries)],
+        "card_flags": flags + [f.to_json() for f in impact.flags] if impact else flags,
+        **measured,
         "cells": [_cell(s, sections) for s in summaries] if sections else [],
     }

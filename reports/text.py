@@ -4,6 +4,7 @@ asks for (--detail, --show), each stating its sample sizes."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import polars as pl
 from rich.console import Console
@@ -23,6 +24,9 @@ from reports.summary import (
 from reports.verdict import DEFAULT_MARGIN
 from sim.players.specs import read_matchup
 from sim.store.folder import RunFolder
+
+if TYPE_CHECKING:
+    from reports.card_impact import Measured
 
 # --- rendering -----------------------------------------------------------------------------
 
@@ -54,8 +58,10 @@ def render(
     console: Console,
     margin: float = DEFAULT_MARGIN,
     show: tuple[str, ...] = (),
+    impact: Measured | None = None,
 ) -> None:
-    """The balance board first; then the sections named in show (every one: SECTIONS)."""
+    """The balance board first, with a card-impact folder's flag under it (impact); then
+    the sections named in show (every one: SECTIONS)."""
     for warning in run.warnings():
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}", highlight=False)
     rows = board.rows(summaries, margin)
@@ -68,6 +74,8 @@ def render(
         console.print(line, highlight=False)
     for flag in board.card_flags(summaries):
         console.print(flag.text(), highlight=False)
+    for line in impact.lines() if impact else ():
+        console.print(line, highlight=False, markup=False)
     console.print(board.legend(margin), highlight=False, style="dim")
     if show:
         render_sections(run, summaries, console, show)

@@ -12,7 +12,21 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sim.cli.common import Config, Json, Seed, fail, load_config, usage
+from sim.cli.common import (
+    Backend,
+    Config,
+    DecisionTimeout,
+    Json,
+    Overwrite,
+    Quiet,
+    Scheduler,
+    Seed,
+    Workers,
+    check_backend,
+    fail,
+    load_config,
+    usage,
+)
 
 if TYPE_CHECKING:
     from sim.players.specs import Matchup
@@ -124,6 +138,15 @@ def card_impact(
             "(or A's score) lies beyond ±PTS points by its whole 95% interval",
         ),
     ] = 5.0,  # reports.card_impact.DOMINANT_PTS (not imported: --help stays instant)
+    out: Annotated[
+        Path | None, typer.Option(help="Run folder \\[default: runs/card-impact-RUNID]")
+    ] = None,
+    workers: Workers = None,
+    backend: Backend = "local",
+    scheduler: Scheduler = None,
+    overwrite: Overwrite = False,
+    quiet: Quiet = False,
+    decision_timeout: DecisionTimeout = 10.0,
     as_json: Json = False,
 ) -> None:
     """Replay the same seeds with every copy of a card swapped for another kind (BLANK).
@@ -131,11 +154,20 @@ def card_impact(
     Reports the change in first-seat, per-strategy and draw rates and in mean turns.
     Each change has a 95% interval paired over the seed pairs.
     A card that moves who wins by more than --dominant points is flagged dominant.
+    Both decks are one run in --out: rerun the same command to continue it, and
+    `sim summary` of the folder shows the flag under the board.
     """
-    from reports.card_impact import CardImpactError, swap_card
-    from reports.card_impact import card_impact as measure
+    from reports.card_impact import (
+        CardImpactError,
+        folder_impact,
+        impact_plan,
+        note_swap,
+        swap_card,
+    )
     from reports.card_impact import dominant as dominant_flags
-    from reports.sprt import SprtError
+    from sim.cli.play import play_plan
+    from sim.runner.run import RunOptions
+    from sim.store.folder import RunFolderError, open_run
 
     if card is None:
         usage("no card given (--card KIND, e.g. --card PRINT)")
@@ -146,23 +178,32 @@ def card_impact(
     loaded = _config(config)
     if games < 4:
         usage(f"--games must be at least 4 (two seed pairs), got {games}")
+    check_backend(backend, scheduler)
     try:
         swap = swap_card(loaded, card, swap_for)
+        plan = impact_plan(loaded, swap, matchup, games, _seed(seed))
     except CardImpactError as exc:
         usage(str(exc))  # the --card or --swap-for value cannot be used with this deck
+    for note in swap.notes:
+        typer.echo(f"note: {note}", err=True)
+    for warning in swap.config.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    folder = out or Path("runs") / f"card-impact-{plan.run_id}"
+    if not quiet:
+        typer.echo(f"playing {plan.total_games:,} games (both decks) into {folder}", err=True)
+    play_plan(plan, folder, RunOptions(workers, backend, scheduler, overwrite), quiet,
+              decision_timeout)  # fmt: skip
     try:
-        for note in swap.notes:
-            typer.echo(f"note: {note}", err=True)
-        for warning in swap.config.warnings:
-            typer.echo(f"warning: {warning}", err=True)
-        impact = measure(loaded, swap, matchup, games, _seed(seed))
-    except (CardImpactError, SprtError) as exc:
+        note_swap(folder, plan, swap, dominant)
+        impact = folder_impact(open_run(folder))[0]
+    except (OSError, RunFolderError) as exc:
         fail(str(exc))
     flags = dominant_flags(impact, loaded.name, dominant, same=a == b)
     if as_json:
         from reports import shapes
 
-        _echo_json(shapes.card_impact(impact, loaded.name, seed, a, b, dominant, flags))
+        shape = shapes.card_impact(impact, loaded.name, seed, a, b, dominant, flags)
+        _echo_json(shape | {"run": str(folder)})
         return
     _print_impact(impact, loaded.name, seed, a, b, flags)
 

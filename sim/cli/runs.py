@@ -101,14 +101,27 @@ def summary(
     except RunFolderError as exc:
         _fail(str(exc))
     summaries = summarize(folder, table)
+    impact = _measured(folder)
     if as_json or as_csv:
         from reports.csv_out import to_csv
         from reports.summary_json import to_json
 
-        shape = to_json(folder, summaries, margin, sections)
+        shape = to_json(folder, summaries, margin, sections, impact)
         typer.echo(to_csv(shape["board"]) if as_csv else json.dumps(shape, indent=2), nl=not as_csv)
         return
-    render(folder, summaries, _console(), margin, sections)
+    render(folder, summaries, _console(), margin, sections, impact)
+
+
+def _measured(folder):
+    """A card-impact folder's comparison and flags (reports.card_impact.measured), None for
+    any other run; a damaged swap note fails cleanly."""
+    from reports.card_impact import measured
+    from sim.store.folder import RunFolderError
+
+    try:
+        return measured(folder)
+    except RunFolderError as exc:
+        _fail(str(exc))
 
 
 CHANGED = 3

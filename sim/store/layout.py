@@ -177,7 +177,7 @@ def clear_folder(out: Path) -> None:
     """Empty a run folder for --overwrite (only what a run writes)."""
     for name in TABLES:
         shutil.rmtree(out / name, ignore_errors=True)
-    for name in (MANIFEST, BACKUP, "winrates.parquet", "tiebreaks.parquet"):
+    for name in (MANIFEST, BACKUP, "winrates.parquet", "tiebreaks.parquet", "impact.json"):
         (out / name).unlink(missing_ok=True)
 
 
