@@ -154,8 +154,8 @@ def card_impact(
     Reports the change in first-seat, per-strategy and draw rates and in mean turns.
     Each change has a 95% interval paired over the seed pairs.
     A card that moves who wins by more than --dominant points is flagged dominant.
-    Both decks are one run in --out: rerun the same command to continue it, and
-    `sim summary` of the folder shows the flag under the board.
+    Both decks are one run in --out; rerun the same command to continue it.
+    `sim summary` of that folder shows the card's flag under the board.
     """
     from reports.card_impact import (
         CardImpactError,

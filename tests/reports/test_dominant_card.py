@@ -108,27 +108,30 @@ def cli(*args: str):
 
 
 @pytest.fixture
-def planted(monkeypatch):
-    """card-impact's measurement replaced by a table with a known flag."""
+def planted(monkeypatch, tmp_path):
+    """card-impact's comparison, read from the run it plays into a temporary --out,
+    replaced by a table with a known flag; the options that place the run."""
     table = impact((-0.070, -0.052), (0.0, 0.0))
-    monkeypatch.setattr(ci, "card_impact", lambda *args: table)
+    monkeypatch.setattr(ci, "folder_impact", lambda folder: (table, {}))
+    return "--out", str(tmp_path / "r"), "--workers", "1"
 
 
 def test_the_command_prints_the_flag_under_its_table_in_80_columns(planted) -> None:
-    result = cli("--card", "PRINT", "--games", "400")
+    result = cli("--card", "PRINT", "--games", "400", *planted)
     assert result.exit_code == 0, result.output
     text = " ".join(result.stdout.split())
     assert "dominant: base · PRINT moves the first seat's win rate by +6.1 pts [+5.2, +7.0]" in text
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
-    quiet = cli("--card", "PRINT", "--games", "400", "--dominant", "7.5")
+    quiet = cli("--card", "PRINT", "--games", "400", "--dominant", "7.5", *planted)
     assert quiet.exit_code == 0 and "dominant" not in quiet.stdout
 
 
 def test_the_json_holds_the_threshold_and_the_flags(planted) -> None:
-    doc = json.loads(cli("--card", "PRINT", "--games", "400", "--json").stdout)
+    doc = json.loads(cli("--card", "PRINT", "--games", "400", "--json", *planted).stdout)
     assert doc["dominant_pts"] == 5.0
     assert [f["measure"] for f in doc["dominant"]] == ["first seat wins"]
-    doc = json.loads(cli("--card", "PRINT", "--json", "--dominant", "7.5").stdout)
+    doc = json.loads(cli("--card", "PRINT", "--games", "400", "--json", "--dominant", "7.5",
+                         *planted).stdout)  # fmt: skip
     assert doc["dominant_pts"] == 7.5 and doc["dominant"] == []
 
 

@@ -34,8 +34,9 @@ def test_sprt_json_has_the_terminal_numbers():
     assert f"games used: {data['games']:,}" in text
 
 
-def test_card_impact_json_has_the_terminal_numbers():
-    args = ("card-impact", "--card", "PRINT", "--games", "400")
+def test_card_impact_json_has_the_terminal_numbers(tmp_path):
+    out = str(tmp_path / "r")  # the second command reads the run the first played
+    args = ("card-impact", "--card", "PRINT", "--games", "400", "--out", out, "--workers", "1")
     data = json.loads(run(*args, "--json"))
     text = flat(run(*args))
     assert data["command"] == "card-impact" and data["card"] == "PRINT"

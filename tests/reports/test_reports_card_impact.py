@@ -37,8 +37,10 @@ from sim.engine.game import C_DRAWN, R_TURNS, R_WINNER, RESULT_WIDTH
 from sim.model.config import load
 from sim.play.batch import play_batch
 from sim.players.specs import matchup
+from sim.runner.run import RunOptions
 
 RANDOMS = matchup("random", "random")
+ONE_WORKER = RunOptions(workers=1)
 
 
 def cli(*args: str):
@@ -188,12 +190,12 @@ def test_compare_matches_scipy_paired_t_on_pairs() -> None:
     assert turns.change.p_value == pytest.approx(sps.ttest_rel(t_after, t_before).pvalue)
 
 
-def test_card_impact_replays_the_same_seeds_on_both_decks() -> None:
+def test_card_impact_replays_the_same_seeds_on_both_decks(tmp_path) -> None:
     """The original half is exactly the engine's games on the runner's pair seeds; the
     swapped half draws no PRINT; seeds are the same on both sides."""
     base = load("base")
     swap = swap_card(base, "PRINT")
-    impact = card_impact(base, swap, RANDOMS, 2000, 4)
+    impact = card_impact(base, swap, RANDOMS, 2000, 4, tmp_path / "r", ONE_WORKER)
     assert impact.pairs == 1000 and impact.games == 2000
     seeds = np.repeat(pair_seeds(4, RANDOMS, 0, 1000), 2)
     second_of_pair = np.tile([0, 1], 1000)
@@ -209,20 +211,21 @@ def test_card_impact_replays_the_same_seeds_on_both_decks() -> None:
     )
 
 
-def test_card_impact_depends_only_on_its_seed() -> None:
+def test_card_impact_depends_only_on_its_seed(tmp_path) -> None:
     """The same master seed gives the same comparison; another seed other games."""
     base = load("base")
     swap = swap_card(base, "SAVE")
-    one, two = (card_impact(base, swap, RANDOMS, 400, 9) for _ in range(2))
-    other = card_impact(base, swap, RANDOMS, 400, 10)
+    one, two = (card_impact(base, swap, RANDOMS, 400, 9, tmp_path / d, ONE_WORKER) for d in "ab")
+    other = card_impact(base, swap, RANDOMS, 400, 10, tmp_path / "c", ONE_WORKER)
     assert one.measures == two.measures != other.measures
 
 
 # The command
 
 
-def test_cli_reports_changes_with_intervals_and_sample() -> None:
-    result = cli("card-impact", "--config", "base", "--card", "PRINT", "--games", "2000")
+def test_cli_reports_changes_with_intervals_and_sample(tmp_path) -> None:
+    result = cli("card-impact", "--config", "base", "--card", "PRINT", "--games", "2000",
+                 "--out", str(tmp_path / "r"), "--workers", "1")  # fmt: skip
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "2 PRINT -> BLANK per deck" in out
@@ -232,9 +235,9 @@ def test_cli_reports_changes_with_intervals_and_sample() -> None:
     assert "2,000 games per deck (1,000 seat-swapped seed pairs" in out
 
 
-def test_cli_notes_an_axis_it_chose() -> None:
+def test_cli_notes_an_axis_it_chose(tmp_path) -> None:
     result = cli("card-impact", "--config", "101", "--card", "GET", "--swap-for", "PRINT",
-                 "--games", "40")  # fmt: skip
+                 "--games", "40", "--out", str(tmp_path / "r"), "--workers", "1")  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "note: GET has no axis; the new PRINT cards get axis H" in result.stderr
 

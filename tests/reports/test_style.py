@@ -23,6 +23,9 @@ OLD = [
 ]
 
 
+IMPACT = ("card-impact", "--card", "PRINT", "--games", "400")
+
+
 def run(*args: str, columns: int = 200) -> str:
     result = CliRunner().invoke(app, list(args), env={"COLUMNS": str(columns)})
     assert result.exit_code in (0, 3), result.output
@@ -40,7 +43,7 @@ def outputs(tmp_path_factory) -> dict[str, str]:
     return {
         "summary": run("summary", str(tiny), "--detail"),
         "compare": run("compare", str(two), "--config", "x", "--config", "y"),
-        "card-impact": run("card-impact", "--card", "PRINT", "--games", "400"),
+        "card-impact": run(*IMPACT, "--out", str(tmp / "impact"), "--workers", "1"),
         "solo": run("solo", "--games", "300", "--human", "random"),
     }
 
