@@ -216,6 +216,42 @@ def impact_plan(
     return RunPlan((config, swap.config), (players,), 2 * pairs, seed, True, size + size % 2)
 
 
+def run_plan(originals: RunFolder, card: str, replacement: str) -> tuple[RunPlan, list, list[str]]:
+    """The run of `sim card-impact --run RUN`: RUN's configs with the card swapped, its
+    match-ups, games, master seed and part size, so every game replays RUN's game of the
+    same index on the swapped deck; with each original config's name and its Swap, and
+    why a config is left out (the card is not in its deck; CardImpactError if in none)."""
+    from reports.replay import ReplayError, played_config
+
+    manifest = originals.manifest
+    params = manifest.get("params") or {}
+    if manifest.get("status") != "complete":
+        raise CardImpactError(f"{originals.path}: the run is not complete; finish it first")
+    if params.get("swap") is not True:
+        raise CardImpactError(
+            f"{originals.path}: the run did not play seat-swapped pairs (--no-swap)"
+        )
+    swaps, skipped, refused = [], [], None
+    for record in params.get("configs", []):
+        try:
+            config = played_config(originals.path, manifest, record["name"], record["hash"])
+        except ReplayError as exc:
+            raise RunFolderError(str(exc)) from None
+        try:
+            swaps.append((config.name, swap_card(config, card, replacement)))
+        except CardImpactError as exc:
+            if " is not in config " not in str(exc):
+                raise
+            refused = refused or exc
+            skipped.append(f"{exc}; its games are not compared")
+    if not swaps:
+        raise refused or CardImpactError(f"{originals.path}: the run records no configs")
+    matchups = tuple(parse_matchup(m) for m in params["matchups"])
+    configs = tuple(s.config for _, s in swaps)
+    plan = RunPlan(configs, matchups, params["games"], params["seed"], True, params["chunk_size"])
+    return plan, swaps, skipped
+
+
 def card_impact(
     config: Config,
     swap: Swap,
@@ -230,65 +266,81 @@ def card_impact(
     beside its manifest, and compare the two decks pair by pair."""
     plan = impact_plan(config, swap, players, games, seed)
     execute(plan, out, options or RunOptions())
-    note_swap(out, plan, swap, dominant_pts)
-    return folder_impact(open_run(out))[0]
+    note_swap(out, plan, [(config.name, swap)], dominant_pts)
+    return folder_impacts(open_run(out))[0][0][1]
 
 
-def note_swap(out: Path, plan: RunPlan, swap: Swap, dominant_pts: float) -> None:
-    """The swap note (sim.store.impact) of a comparison played into out."""
-    original, swapped = plan.configs
-    write_note(
-        out,
-        {
-            "run_id": plan.run_id,
-            "card": NAMES[swap.card],
-            "replacement": NAMES[swap.replacement],
-            "copies": swap.copies,
-            "original": original.name,
-            "swapped": swapped.name,
-            "matchup": plan.matchups[0].text,
-            "dominant_pts": float(dominant_pts),
-        },
-    )
+def note_swap(
+    out: Path, plan: RunPlan, swaps: list, dominant_pts: float, original_run: str | None = None
+) -> None:
+    """The swap note (sim.store.impact) of a comparison played into out: swaps holds each
+    original config's name and its Swap; original_run the run the originals are in, when
+    not this one."""
+    card, replacement = swaps[0][1].card, swaps[0][1].replacement
+    cells = [
+        {"original": name, "swapped": swap.config.name, "matchup": m.text, "copies": swap.copies}
+        for name, swap in swaps
+        for m in plan.matchups
+    ]
+    note = {
+        "run_id": plan.run_id,
+        "original_run": original_run,
+        "card": NAMES[card],
+        "replacement": NAMES[replacement],
+        "dominant_pts": float(dominant_pts),
+        "cells": cells,
+    }
+    write_note(out, note)
 
 
-def folder_impact(folder: RunFolder) -> tuple[Impact, dict] | None:
-    """The comparison a card-impact folder holds and its note; None for a folder without
-    a note (any other run). RunFolderError when the note or the games cannot be used."""
+def folder_impacts(
+    folder: RunFolder, originals: RunFolder | None = None
+) -> tuple[list[tuple[dict, Impact]], dict] | None:
+    """Each compared cell of a card-impact folder with its Impact, and the folder's note;
+    originals: the run the original decks are in, when not folder's. None for a folder
+    without a note (any other run); RunFolderError when the note or games cannot be used."""
     try:
-        note = read_note(folder.path, folder.manifest)
+        note = read_note(folder.path, folder.manifest, originals and originals.manifest)
     except ImpactNoteError as exc:
         raise RunFolderError(str(exc)) from None
     if note is None:
         return None
-    players = parse_matchup(note["matchup"])
-    frame = folder.seeded().filter(pl.col("matchup").cast(pl.String) == note["matchup"])
-    frame = frame.select(
-        pl.col("config").cast(pl.String), "game", "seed", "swapped",
-        pl.col("winner").cast(pl.String), "turns",
-    ).collect()  # fmt: skip
-    original, swapped = (_results(folder, frame, note[k]) for k in ("original", "swapped"))
-    if not np.array_equal(original[1], swapped[1]):
-        raise RunFolderError(
-            f"{folder.path}: the two decks' games do not share their seeds pair by pair"
-        )
-    swap = Swap(
-        None, kind_from_name(note["card"]), kind_from_name(note["replacement"]), note["copies"]
-    )
-    measures = compare(original[0], swapped[0], *players.specs)
-    return Impact(swap, len(original[0]) // 2, measures), note
+    card, replacement = kind_from_name(note["card"]), kind_from_name(note["replacement"])
+    found = []
+    for cell in note["cells"]:
+        players = parse_matchup(cell["matchup"])
+        before = _results(originals or folder, cell["original"], cell["matchup"])
+        after = _results(folder, cell["swapped"], cell["matchup"])
+        if not np.array_equal(before[1], after[1]):
+            raise RunFolderError(
+                f"{folder.path}: {cell['swapped']} · {cell['matchup']} does not replay the "
+                f"seeds of {cell['original']} pair by pair"
+            )
+        swap = Swap(None, card, replacement, cell["copies"])
+        measures = compare(before[0], after[0], *players.specs)
+        found.append((cell, Impact(swap, len(before[0]) // 2, measures)))
+    return found, note
 
 
-def _results(folder: RunFolder, frame: pl.DataFrame, config: str) -> tuple:
+def _results(folder: RunFolder, config: str, matchup: str) -> tuple:
     """A cell's result rows (engine R_* columns, game order: A first, then A second in
     each pair) and its seeds; RunFolderError when its pairs are not whole."""
-    cell = frame.filter(pl.col("config") == config).sort("game")
+    cell = (
+        folder.seeded()
+        .filter(
+            (pl.col("config").cast(pl.String) == config)
+            & (pl.col("matchup").cast(pl.String) == matchup)
+        )
+        .select("game", "seed", "swapped", pl.col("winner").cast(pl.String), "turns")
+        .collect()
+        .sort("game")
+    )
     n = cell.height
     whole = n >= 2 and n % 2 == 0 and (cell["game"].to_numpy() == np.arange(n)).all()
     if not whole or (cell["swapped"].to_numpy() != np.arange(n) % 2).any():
         raise RunFolderError(
-            f"{folder.path}: config {config} holds {n:,} games, not whole seat-swapped "
-            "pairs from game 0; rerun its `sim card-impact` command to finish it"
+            f"{folder.path}: {config} · {matchup} holds {n:,} games, not whole "
+            "seat-swapped pairs from game 0; rerun the command that plays it to finish it"
         )
     out = np.zeros((n, RESULT_WIDTH), dtype=np.int64)
     out[:, R_WINNER] = [WINNERS.index(w) for w in cell["winner"]]
@@ -362,39 +414,76 @@ def dominant(
 
 @dataclass(frozen=True)
 class Measured:
-    """A card-impact folder's comparison as `sim summary` and `sim report` show it under
-    the board: the card's dominant flags at the threshold its note records, if any."""
+    """A card-impact comparison as `sim summary` and `sim report` show it under the
+    board: per compared cell, the card's dominant flags at the threshold its note records."""
 
-    impact: Impact
     note: dict
-    flags: tuple[DominantFlag, ...]
+    cells: tuple[tuple[dict, Impact, tuple[DominantFlag, ...]], ...]
 
     def lines(self) -> list[str]:
-        """The flags' lines, or one line saying the card was measured and is not dominant."""
-        if self.flags:
-            return [f.text() for f in self.flags]
-        n = self.note
-        return [
-            f"measured: {n['original']} · {n['card']} ({n['replacement']} in its place, "
-            f"{self.impact.pairs:,} pairs): not dominant (±{n['dominant_pts']:.1f} pts)"
-        ]
+        """Each cell's flag lines, or one line saying it was measured and is not dominant."""
+        n, out = self.note, []
+        several = len({c["matchup"] for c, _, _ in self.cells}) > 1
+        for cell, impact, flags in self.cells:
+            where = cell["original"] + (f" · {cell['matchup']}" if several else "")
+            out += [f.text() for f in flags] or [
+                f"measured: {where} · {n['card']} ({n['replacement']} in its place, "
+                f"{impact.pairs:,} pairs): not dominant (±{n['dominant_pts']:.1f} pts)"
+            ]
+        return out
 
     def to_json(self) -> dict:
         n = self.note
-        keys = ("card", "replacement", "copies", "original", "swapped", "matchup")
-        return {k: n[k] for k in keys} | {
-            "pairs": self.impact.pairs,
+        return {
+            "card": n["card"],
+            "replacement": n["replacement"],
             "dominant_pts": n["dominant_pts"],
-            "dominant": [f.to_json() for f in self.flags],
+            "cells": [
+                cell | {"pairs": impact.pairs, "dominant": [f.to_json() for f in flags]}
+                for cell, impact, flags in self.cells
+            ],
         }
 
 
-def measured(folder: RunFolder) -> Measured | None:
+def measured(folder: RunFolder, originals: RunFolder | None = None) -> Measured | None:
     """The folder's card-impact result with its flags; None for a folder without one."""
-    found = folder_impact(folder)
+    found = folder_impacts(folder, originals)
     if found is None:
         return None
-    impact, note = found
-    a, b = parse_matchup(note["matchup"]).specs
-    flags = dominant(impact, note["original"], note["dominant_pts"], same=a == b)
-    return Measured(impact, note, tuple(flags))
+    impacts, note = found
+    several = len({c["matchup"] for c, _ in impacts}) > 1
+    cells = []
+    for cell, impact in impacts:
+        a, b = parse_matchup(cell["matchup"]).specs
+        where = cell["original"] + (f" · {cell['matchup']}" if several else "")
+        flags = dominant(impact, where, note["dominant_pts"], same=a == b)
+        cells.append((cell, impact, tuple(flags)))
+    return Measured(note, tuple(cells))
+
+
+IMPACTS = "impact"
+"""The folder of a run where `sim card-impact --run RUN` plays: RUN/impact/CARD-REPLACEMENT."""
+
+
+def impact_folder(run: Path, card: int, replacement: int) -> Path:
+    """Where `sim card-impact --run run` plays card swapped for replacement."""
+    return run / IMPACTS / f"{NAMES[card]}-{NAMES[replacement]}"
+
+
+def measured_all(folder: RunFolder) -> list[Measured]:
+    """Every comparison a run shows under its board: its own (a `sim card-impact` folder,
+    or one in RUN/impact/) and each one `sim card-impact --run` played against it
+    (impact/*), card by card."""
+    home = folder.path.parent  # a comparison of `--run`: RUN/impact/CARD-KIND
+    inside = home.name == IMPACTS and (home.parent / "manifest.json").is_file()
+    own = measured(folder, open_run(home.parent) if inside else None)
+    found = [own] if own else []
+    for path in sorted((folder.path / IMPACTS).glob("*/")):
+        try:
+            swapped = open_run(path)
+        except RunFolderError:
+            continue  # an unfinished comparison has no note yet: nothing to show
+        m = measured(swapped, folder)
+        if m is not None:
+            found.append(m)
+    return found

@@ -507,15 +507,15 @@ def winrate_section(run: Run, margin: float = DEFAULT_MARGIN) -> dict:
 
 
 def impact_lines(run: Run) -> list[str]:
-    """A card-impact folder's flag lines (reports.card_impact.Measured), none for any
-    other run."""
-    from reports.card_impact import measured
+    """The card-impact flag lines (reports.card_impact.measured_all) of a run: its own
+    comparison, or those `sim card-impact --run` played against it; none for others."""
+    from reports.card_impact import measured_all
 
     try:
-        found = measured(open_run(run.folder))
+        found = measured_all(open_run(run.folder))
     except RunFolderError as exc:
         raise ReportError(str(exc)) from None
-    return found.lines() if found else []
+    return [line for m in found for line in m.lines()]
 
 
 def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:

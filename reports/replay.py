@@ -266,7 +266,7 @@ def run_game(path: Path, game: int, config: str | None, players: Matchup | None)
     if rows.height == 0:
         raise RunGameError(_absent(path, run.manifest, cell, game))
     row = rows.row(0, named=True)
-    loaded = _played_config(path, run.manifest, cell[0], row["config_hash"])
+    loaded = played_config(path, run.manifest, cell[0], row["config_hash"])
     recorded = {k: int(row[k]) for k in RECORDED}
     return RunGame(loaded, cell[1], int(row["seed"]), bool(row["swapped"]), recorded)
 
@@ -311,7 +311,7 @@ def _absent(path: Path, manifest: dict, cell: tuple[str, str], game: int) -> str
     )
 
 
-def _played_config(path: Path, manifest: dict, name: str, played: str) -> Config:
+def played_config(path: Path, manifest: dict, name: str, played: str) -> Config:
     """The config the run played, loaded from where the run found it; ReplayError if its
     content has changed since (the replay would be another game)."""
     from sim.model.config import ConfigError, load

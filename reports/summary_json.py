@@ -15,6 +15,8 @@ from reports.summary import CellSummary, Proportion
 from sim.store.folder import RunFolder
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from reports.card_impact import Measured
 
 SHAPE_VERSION = 1
@@ -85,13 +87,14 @@ def to_json(
     summaries: list[CellSummary],
     margin: float,
     sections: tuple[str, ...],
-    impact: Measured | None = None,
+    impact: Sequence[Measured] = (),
 ) -> dict:
-    """The whole summary: the board's rows, a card-impact folder's flags among the card
-    flags and its comparison (impact), then the sections asked for per cell."""
+    """The whole summary: the board's rows, the card-impact comparisons (impact) and their
+    dominant flags among the card flags, then the sections asked for per cell."""
     rows = board.rows(summaries, margin)
     flags = [f.to_json() for f in board.card_flags(summaries)]
-    measured = {} if impact is None else {"card_impact": impact.to_json()}
+    dominant = [f.to_json() for m in impact for _, _, cell in m.cells for f in cell]
+    measured = {"card_impact": [m.to_json() for m in impact]} if impact else {}
     return {
         "shape": SHAPE_VERSION,
         "run": str(run.path),
@@ -100,7 +103,7 @@ def to_json(
         "warnings": run.warnings(),
         "board": [board.to_json(r) for r in rows],
         "skill": skill.board_json(rows),
-        "card_flags": flags + [f.to_json() for f in impact.flags] if impact else flags,
+        "card_flags": flags + dominant,
         **measured,
         "cells": [_cell(s, sections) for s in summaries] if sections else [],
     }

@@ -26,6 +26,8 @@ from sim.players.specs import read_matchup
 from sim.store.folder import RunFolder
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from reports.card_impact import Measured
 
 # --- rendering -----------------------------------------------------------------------------
@@ -58,9 +60,9 @@ def render(
     console: Console,
     margin: float = DEFAULT_MARGIN,
     show: tuple[str, ...] = (),
-    impact: Measured | None = None,
+    impact: Sequence[Measured] = (),
 ) -> None:
-    """The balance board first, with a card-impact folder's flag under it (impact); then
+    """The balance board first, with the card-impact flags under it (impact); then
     the sections named in show (every one: SECTIONS)."""
     for warning in run.warnings():
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}", highlight=False)
@@ -74,7 +76,7 @@ def render(
         console.print(line, highlight=False)
     for flag in board.card_flags(summaries):
         console.print(flag.text(), highlight=False)
-    for line in impact.lines() if impact else ():
+    for line in (line for m in impact for line in m.lines()):
         console.print(line, highlight=False, markup=False)
     console.print(board.legend(margin), highlight=False, style="dim")
     if show:

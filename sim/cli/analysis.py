@@ -125,11 +125,25 @@ def card_impact(
     card: Annotated[
         str | None, typer.Option(help="The card kind to take out, e.g. PRINT or PRT")
     ] = None,
-    config: Config = "base",
+    config: Annotated[
+        str | None, typer.Option(help="Config name or .toml path \\[default: base]")
+    ] = None,
     swap_for: Annotated[str, typer.Option(help="The kind put in its place")] = "BLANK",
-    games: Annotated[int, typer.Option(help="Games on each deck (seat-swapped pairs)")] = 20_000,
-    seed: Seed = 0,
-    players: Annotated[str, typer.Option(help="Strategies A,B")] = "random,random",
+    games: Annotated[
+        int | None,
+        typer.Option(help="Games on each deck (seat-swapped pairs) \\[default: 20000]"),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Master seed \\[default: 0]")] = None,
+    players: Annotated[
+        str | None, typer.Option(help="Strategies A,B \\[default: random,random]")
+    ] = None,
+    run: Annotated[
+        Path | None,
+        typer.Option(
+            help="A finished run: replay its games (every config and match-up) with the "
+            "card swapped, into RUN/impact/CARD-KIND, instead of --config/--players/--games"
+        ),
+    ] = None,
     dominant: Annotated[
         float,
         typer.Option(
@@ -155,16 +169,10 @@ def card_impact(
     Each change has a 95% interval paired over the seed pairs.
     A card that moves who wins by more than --dominant points is flagged dominant.
     Both decks are one run in --out; rerun the same command to continue it.
-    `sim summary` of that folder shows the card's flag under the board.
+    With --run RUN only the swapped deck is played, on RUN's games.
+    `sim summary` of the folder (or of RUN) shows the card's flag under the board.
     """
-    from reports.card_impact import (
-        CardImpactError,
-        folder_impact,
-        impact_plan,
-        note_swap,
-        swap_card,
-    )
-    from reports.card_impact import dominant as dominant_flags
+    from reports.card_impact import measured
     from sim.cli.play import play_plan
     from sim.runner.run import RunOptions
     from sim.store.folder import RunFolderError, open_run
@@ -173,39 +181,94 @@ def card_impact(
         usage("no card given (--card KIND, e.g. --card PRINT)")
     if not (math.isfinite(dominant) and 0 < dominant < 100):
         usage(f"--dominant must be between 0 and 100 points, got {dominant:g}")
-    matchup = _players(players)
-    a, b = matchup.specs
-    loaded = _config(config)
-    if games < 4:
-        usage(f"--games must be at least 4 (two seed pairs), got {games}")
     check_backend(backend, scheduler)
-    try:
-        swap = swap_card(loaded, card, swap_for)
-        plan = impact_plan(loaded, swap, matchup, games, _seed(seed))
-    except CardImpactError as exc:
-        usage(str(exc))  # the --card or --swap-for value cannot be used with this deck
-    for note in swap.notes:
-        typer.echo(f"note: {note}", err=True)
-    for warning in swap.config.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    folder = out or Path("runs") / f"card-impact-{plan.run_id}"
+    if run is None:
+        plan, swaps, folder, seed = _impact_plan(card, swap_for, config, games, seed, players, out)
+        originals = None
+    else:
+        given = {"--config": config, "--games": games, "--seed": seed, "--players": players}
+        named = [k for k, v in {**given, "--out": out}.items() if v is not None]
+        if named:
+            usage(f"{', '.join(named)}: --run replays the run's own games; give one or the other")
+        plan, swaps, folder, originals = _run_plan(run, card, swap_for)
+        seed = plan.seed
+    for _, swap in swaps[:1]:
+        for note in swap.notes:
+            typer.echo(f"note: {note}", err=True)
+        for warning in swap.config.warnings:
+            typer.echo(f"warning: {warning}", err=True)
     if not quiet:
-        typer.echo(f"playing {plan.total_games:,} games (both decks) into {folder}", err=True)
+        what = "the swapped deck" if run else "both decks"
+        typer.echo(f"playing {plan.total_games:,} games ({what}) into {folder}", err=True)
     play_plan(plan, folder, RunOptions(workers, backend, scheduler, overwrite), quiet,
               decision_timeout)  # fmt: skip
+    from reports.card_impact import note_swap
+
     try:
-        note_swap(folder, plan, swap, dominant)
-        impact = folder_impact(open_run(folder))[0]
+        note_swap(folder, plan, swaps, dominant, originals and originals.manifest["run_id"])
+        found = measured(open_run(folder), originals)
     except (OSError, RunFolderError) as exc:
         fail(str(exc))
-    flags = dominant_flags(impact, loaded.name, dominant, same=a == b)
-    if as_json:
-        from reports import shapes
+    _show_impact(found, seed, folder, as_json)
 
-        shape = shapes.card_impact(impact, loaded.name, seed, a, b, dominant, flags)
-        _echo_json(shape | {"run": str(folder)})
-        return
-    _print_impact(impact, loaded.name, seed, a, b, flags)
+
+def _impact_plan(card, swap_for, config, games, seed, players, out):
+    """The run of --config's deck and its swapped copy, the swap, the folder and seed."""
+    from reports.card_impact import CardImpactError, impact_plan, swap_card
+
+    matchup = _players(players or "random,random")
+    loaded = _config(config or "base")
+    games = 20_000 if games is None else games
+    seed = _seed(0 if seed is None else seed)
+    if games < 4:
+        usage(f"--games must be at least 4 (two seed pairs), got {games}")
+    try:
+        swap = swap_card(loaded, card, swap_for)
+        plan = impact_plan(loaded, swap, matchup, games, seed)
+    except CardImpactError as exc:
+        usage(str(exc))  # the --card or --swap-for value cannot be used with this deck
+    folder = out or Path("runs") / f"card-impact-{plan.run_id}"
+    return plan, [(loaded.name, swap)], folder, seed
+
+
+def _run_plan(run: Path, card: str, swap_for: str):
+    """The run of RUN's games on the swapped decks, the swaps, the folder and RUN."""
+    from reports.card_impact import CardImpactError, impact_folder, run_plan
+    from sim.store.folder import RunFolderError, open_run
+
+    try:
+        originals = open_run(run)
+        plan, swaps, skipped = run_plan(originals, card, swap_for)
+    except CardImpactError as exc:
+        (usage if "--card" in str(exc) or "--swap-for" in str(exc) else fail)(str(exc))
+    except RunFolderError as exc:
+        fail(str(exc))
+    for line in skipped:
+        typer.echo(f"note: {line}", err=True)
+    swap = swaps[0][1]
+    return plan, swaps, impact_folder(run, swap.card, swap.replacement), originals
+
+
+def _show_impact(found, seed: int, folder: Path, as_json: bool) -> None:
+    """Each compared cell's table and flags, or the JSON: one comparison's shape (one
+    cell), else each cell's under `comparisons`."""
+    shapes_of = []
+    for cell, impact, flags in found.cells:
+        a, b = _players(cell["matchup"]).specs
+        if as_json:
+            from reports import shapes
+
+            pts = found.note["dominant_pts"]
+            shape = shapes.card_impact(impact, cell["original"], seed, a, b, pts, flags)
+            shapes_of.append(shape | {"run": str(folder), "matchup": cell["matchup"]})
+        else:
+            _print_impact(impact, cell["original"], seed, a, b, flags)
+    if as_json and len(shapes_of) == 1:
+        _echo_json(shapes_of[0])
+    elif as_json:
+        from reports.shapes import head
+
+        _echo_json(head("card-impact") | {"run": str(folder), "comparisons": shapes_of})
 
 
 def _echo_json(data: dict) -> None:

@@ -113,13 +113,13 @@ def summary(
 
 
 def _measured(folder):
-    """A card-impact folder's comparison and flags (reports.card_impact.measured), None for
-    any other run; a damaged swap note fails cleanly."""
-    from reports.card_impact import measured
+    """The card-impact comparisons a run shows (reports.card_impact.measured_all), none for
+    most runs; a damaged swap note fails cleanly."""
+    from reports.card_impact import measured_all
     from sim.store.folder import RunFolderError
 
     try:
-        return measured(folder)
+        return measured_all(folder)
     except RunFolderError as exc:
         _fail(str(exc))
 

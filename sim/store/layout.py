@@ -175,7 +175,7 @@ def read_manifest(out: Path) -> dict | None:
 
 def clear_folder(out: Path) -> None:
     """Empty a run folder for --overwrite (only what a run writes)."""
-    for name in TABLES:
+    for name in (*TABLES, "impact"):  # impact: `sim card-impact --run`'s comparisons
         shutil.rmtree(out / name, ignore_errors=True)
     for name in (MANIFEST, BACKUP, "winrates.parquet", "tiebreaks.parquet", "impact.json"):
         (out / name).unlink(missing_ok=True)

@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 
 from reports.card_impact import (
     card_impact,
-    folder_impact,
+    folder_impacts,
     impact_plan,
     measured,
+    measured_all,
     note_swap,
     swap_card,
 )
@@ -46,6 +47,12 @@ def small(games: int = 1200, seed: int = 5):
     return impact_plan(base, swap, RANDOMS, games, seed, chunk_size=200), swap
 
 
+def the_impact(out: Path):
+    """The one comparison a card-impact folder holds."""
+    ((_, impact),), _ = folder_impacts(open_run(out))
+    return impact
+
+
 # The run: seeds, workers, interruption
 
 
@@ -69,8 +76,8 @@ def test_the_comparison_is_the_same_on_one_or_two_workers(tmp_path) -> None:
     for workers in (1, 2):
         out = tmp_path / f"w{workers}"
         execute(plan, out, RunOptions(workers=workers))
-        note_swap(out, plan, swap, 5.0)
-        runs[workers] = folder_impact(open_run(out))[0]
+        note_swap(out, plan, [("base", swap)], 5.0)
+        runs[workers] = the_impact(out)
     assert runs[1].measures == runs[2].measures and runs[1].pairs == 600
 
 
@@ -88,8 +95,8 @@ def test_an_interrupted_comparison_continues_to_the_same_result(tmp_path) -> Non
     assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
     result = execute(plan, out, RunOptions(workers=1))
     assert 0 < result.skipped < 2400 and result.played + result.skipped == 2400
-    note_swap(out, plan, swap, 5.0)
-    assert folder_impact(open_run(out))[0].measures == whole.measures
+    note_swap(out, plan, [("base", swap)], 5.0)
+    assert the_impact(out).measures == whole.measures
 
 
 # The comparison read from a folder of games built by hand
@@ -134,18 +141,18 @@ def hand_folder(path: Path, blocks: int, dominant_pts: float) -> HandFolder:
         )
     cells = [{"config": c, "matchup": "random,random"} for c in ("base", SWAPPED)]
     manifest = {"run_id": "hand", "cells": cells}
+    cell = {"original": "base", "swapped": SWAPPED, "matchup": "random,random", "copies": 2}
     note = {
-        "run_id": "hand", "card": "SAVE", "replacement": "BLANK", "copies": 2,
-        "original": "base", "swapped": SWAPPED, "matchup": "random,random",
-        "dominant_pts": dominant_pts,
+        "run_id": "hand", "original_run": None, "card": "SAVE", "replacement": "BLANK",
+        "dominant_pts": dominant_pts, "cells": [cell],
     }  # fmt: skip
     write_note(path, note)
     return HandFolder(path, manifest, pl.concat(rows))
 
 
 def test_paired_differences_of_a_hand_built_folder(tmp_path) -> None:
-    impact, note = folder_impact(hand_folder(tmp_path, 10, 5.0))
-    assert impact.pairs == 40 and note["card"] == "SAVE"
+    ((cell, impact),), note = folder_impacts(hand_folder(tmp_path, 10, 5.0))
+    assert impact.pairs == 40 and note["card"] == "SAVE" and cell["copies"] == 2
     by_name = {m.name: m for m in impact.measures}
     first = by_name["first seat wins"]
     assert first.original == pytest.approx(0.75) and first.swapped == pytest.approx(0.25)
@@ -158,16 +165,17 @@ def test_a_dominant_card_is_flagged_under_the_board(tmp_path) -> None:
     40 pairs): the interval lies far beyond ±5; random,random is one strategy, so only
     the first seat's rate is judged."""
     found = measured(hand_folder(tmp_path, 10, 5.0))
-    assert len(found.flags) == 1
+    ((_, _, flags),) = found.cells
+    assert len(flags) == 1
     (line,) = found.lines()
     assert line.startswith("dominant: base · SAVE moves the first seat's win rate by +50.0")
     assert "beyond ±5.0 pts; against BLANK in its place" in line
-    assert found.to_json()["dominant"][0]["measure"] == "first seat wins"
+    assert found.to_json()["cells"][0]["dominant"][0]["measure"] == "first seat wins"
 
 
 def test_a_card_within_the_threshold_is_said_measured_not_dominant(tmp_path) -> None:
     found = measured(hand_folder(tmp_path, 10, 70.0))  # +50 lies within ±70
-    assert found.flags == ()
+    assert found.cells[0][2] == ()
     assert found.lines() == [
         "measured: base · SAVE (BLANK in its place, 40 pairs): not dominant (±70.0 pts)"
     ]
@@ -175,10 +183,11 @@ def test_a_card_within_the_threshold_is_said_measured_not_dominant(tmp_path) -> 
 
 def test_a_note_naming_a_cell_the_run_lacks_is_refused(tmp_path) -> None:
     folder = hand_folder(tmp_path, 1, 5.0)
-    note = json.loads((tmp_path / NOTE).read_text()) | {"swapped": "base (GET -> BLANK)"}
+    note = json.loads((tmp_path / NOTE).read_text())
+    note["cells"][0]["swapped"] = "base (GET -> BLANK)"
     (tmp_path / NOTE).write_text(json.dumps(note))
     with pytest.raises(RunFolderError, match="swapped: the run holds no cell base .GET"):
-        folder_impact(folder)
+        folder_impacts(folder)
 
 
 # The commands
@@ -198,8 +207,9 @@ def test_summary_of_a_card_impact_folder_shows_what_was_measured(impact_run) -> 
     lines = [line for line in text.splitlines() if line.startswith(("measured:", "dominant:"))]
     assert len(lines) == 1 and "base · SAVE" in lines[0] and "±7.5 pts" in lines[0]
     shape = json.loads(cli("summary", str(impact_run), "--json").stdout)
-    assert shape["card_impact"]["card"] == "SAVE" and shape["card_impact"]["pairs"] == 200
-    assert shape["card_impact"]["dominant_pts"] == 7.5
+    (found,) = shape["card_impact"]
+    assert found["card"] == "SAVE" and found["cells"][0]["pairs"] == 200
+    assert found["dominant_pts"] == 7.5
 
 
 def test_report_of_a_card_impact_folder_shows_it(impact_run, tmp_path) -> None:
@@ -216,19 +226,22 @@ def test_a_folder_without_impact_results_shows_nothing_new(tmp_path) -> None:
     assert "measured:" not in text and "dominant:" not in text
     shape = json.loads(cli("summary", str(tmp_path / "r"), "--json").stdout)
     assert "card_impact" not in shape
-    assert measured(open_run(tmp_path / "r")) is None
+    assert (
+        measured(open_run(tmp_path / "r")) is None and measured_all(open_run(tmp_path / "r")) == []
+    )
 
 
 def test_a_damaged_swap_note_is_one_clear_failure(impact_run, tmp_path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(impact_run, copy)
     note = json.loads((copy / NOTE).read_text())
-    (copy / NOTE).write_text(json.dumps(note | {"copies": "two"}))
+    cells = [note["cells"][0] | {"copies": "two"}]
+    (copy / NOTE).write_text(json.dumps(note | {"cells": cells}))
     line = assert_exit_1(cli("summary", str(copy)))
-    assert f"{copy / NOTE}: copies: expected int, got 'two'" in line
+    assert f"{copy / NOTE}: cells[0].copies: expected int, got 'two'" in line
     (copy / NOTE).write_text(json.dumps(note | {"run_id": "0123456789ab"}))
     line = assert_exit_1(cli("summary", str(copy), "--json"))
-    assert "run_id 0123456789ab is not this folder's run" in line
+    assert "run_id 0123456789ab is not the folder's run" in line
     (copy / NOTE).write_text("{")
     assert "is corrupt" in assert_exit_1(cli("report", str(copy), "--out", str(tmp_path / "x")))
 

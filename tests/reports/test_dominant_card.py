@@ -112,7 +112,13 @@ def planted(monkeypatch, tmp_path):
     """card-impact's comparison, read from the run it plays into a temporary --out,
     replaced by a table with a known flag; the options that place the run."""
     table = impact((-0.070, -0.052), (0.0, 0.0))
-    monkeypatch.setattr(ci, "folder_impact", lambda folder: (table, {}))
+
+    def planted_measured(folder, originals=None):
+        note = json.loads((folder.path / "impact.json").read_text())
+        flags = dominant(table, "base", note["dominant_pts"], same=True)
+        return ci.Measured(note, ((note["cells"][0], table, tuple(flags)),))
+
+    monkeypatch.setattr(ci, "measured", planted_measured)
     return "--out", str(tmp_path / "r"), "--workers", "1"
 
 
