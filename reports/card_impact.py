@@ -220,15 +220,16 @@ def run_plan(originals: RunFolder, card: str, replacement: str) -> tuple[RunPlan
     """The run of `sim card-impact --run RUN`: RUN's configs with the card swapped, its
     match-ups, games, master seed and part size, so every game replays RUN's game of the
     same index on the swapped deck; with each original config's name and its Swap, and
-    why a config is left out (the card is not in its deck; CardImpactError if in none)."""
+    why a config is left out (the card is not in its deck; CardImpactError if in none).
+    RunFolderError for a run that is not finished or not of seat-swapped pairs."""
     from reports.replay import ReplayError, played_config
 
     manifest = originals.manifest
     params = manifest.get("params") or {}
     if manifest.get("status") != "complete":
-        raise CardImpactError(f"{originals.path}: the run is not complete; finish it first")
+        raise RunFolderError(f"{originals.path}: the run is not complete; finish it first")
     if params.get("swap") is not True:
-        raise CardImpactError(
+        raise RunFolderError(
             f"{originals.path}: the run did not play seat-swapped pairs (--no-swap)"
         )
     swaps, skipped, refused = [], [], None
@@ -245,7 +246,7 @@ def run_plan(originals: RunFolder, card: str, replacement: str) -> tuple[RunPlan
             refused = refused or exc
             skipped.append(f"{exc}; its games are not compared")
     if not swaps:
-        raise refused or CardImpactError(f"{originals.path}: the run records no configs")
+        raise refused or RunFolderError(f"{originals.path}: the run records no configs")
     matchups = tuple(parse_matchup(m) for m in params["matchups"])
     configs = tuple(s.config for _, s in swaps)
     plan = RunPlan(configs, matchups, params["games"], params["seed"], True, params["chunk_size"])

@@ -240,7 +240,7 @@ def _run_plan(run: Path, card: str, swap_for: str):
         originals = open_run(run)
         plan, swaps, skipped = run_plan(originals, card, swap_for)
     except CardImpactError as exc:
-        (usage if "--card" in str(exc) or "--swap-for" in str(exc) else fail)(str(exc))
+        usage(str(exc))  # the --card or --swap-for value cannot be used with RUN's decks
     except RunFolderError as exc:
         fail(str(exc))
     for line in skipped:

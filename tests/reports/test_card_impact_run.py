@@ -256,3 +256,85 @@ def test_a_bad_backend_is_a_usage_error(tmp_path) -> None:
     result = cli("card-impact", "--card", "SAVE", "--backend", "spark", "--out", str(tmp_path))
     line = assert_clean_failure(result)
     assert result.exit_code == 2 and "--backend 'spark'" in line
+
+
+# --run RUN: the swapped decks on a finished run's games
+
+
+@pytest.fixture(scope="module")
+def main_run(tmp_path_factory) -> Path:
+    """A designer's main run: base and 101, two match-ups, 400 games each, seed 5."""
+    out = tmp_path_factory.mktemp("main") / "run"
+    result = cli("run", "--config", "base", "--config", "101", "--players", "random,random",
+                 "--players", "greedy,random", "--games", "400", "--seed", "5", "--out",
+                 str(out), "--workers", "1", "--quiet")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_run_replays_the_runs_deals_on_the_swapped_deck_only(main_run, tmp_path) -> None:
+    """--run plays 1,600 games (base's two cells; 101 has no SAVE) and its comparison of
+    base · random,random is the one --config plays on both decks with RUN's seed."""
+    result = cli("card-impact", "--run", str(main_run), "--card", "SAVE", "--json", "-q",
+                 "--workers", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "SAVE is not in config 101's deck" in result.stderr
+    shape = json.loads(result.stdout)
+    by_matchup = {c["matchup"]: c for c in shape["comparisons"]}
+    assert set(by_matchup) == {"random,random", "greedy,random"}
+    folder = main_run / "impact" / "SAVE-BLANK"
+    assert open_run(folder).height == 800  # base (SAVE -> BLANK) x two match-ups
+    alone = cli("card-impact", "--card", "SAVE", "--games", "400", "--seed", "5", "--json",
+                "--out", str(tmp_path / "alone"), "-q", "--workers", "1")  # fmt: skip
+    assert json.loads(alone.stdout)["measures"] == by_matchup["random,random"]["measures"]
+
+
+def test_summary_of_the_run_lists_every_measured_card(main_run) -> None:
+    for card in ("SAVE", "PRINT"):
+        result = cli("card-impact", "--run", str(main_run), "--card", card, "-q",
+                     "--workers", "1")  # fmt: skip
+        assert result.exit_code == 0, result.output
+    text = cli("summary", str(main_run)).stdout
+    lines = [line for line in text.splitlines() if line.startswith(("measured:", "dominant:"))]
+    for card in ("SAVE", "PRINT"):  # a line per compared cell, base's two
+        assert sum(f"· {card} " in line for line in lines) >= 2, lines
+    shape = json.loads(cli("summary", str(main_run), "--json").stdout)
+    assert [m["card"] for m in shape["card_impact"]] == ["PRINT", "SAVE"]
+    own = cli("summary", str(main_run / "impact" / "PRINT-BLANK")).stdout
+    assert "· PRINT " in own
+
+
+def test_rerunning_a_run_comparison_plays_nothing_again(main_run) -> None:
+    args = ["card-impact", "--run", str(main_run), "--card", "SAVE", "--workers", "1"]
+    first = cli(*args, "-q", "--json")
+    manifest = (main_run / "impact" / "SAVE-BLANK" / "manifest.json").read_text()
+    again = cli(*args)
+    assert again.exit_code == 0, again.output
+    chunks = json.loads(manifest)["chunks"]
+    now = json.loads((main_run / "impact" / "SAVE-BLANK" / "manifest.json").read_text())
+    assert now["chunks"] == chunks and first.exit_code == 0  # each chunk's seconds kept
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--card", "REM"], 2, "REM is not in config base's deck"),
+        (["--card", "SAVE", "--games", "40"], 2, "--games: --run replays the run's own games"),
+        (["--card", "SAVE", "--config", "101", "--seed", "3"], 2, "--config, --seed: --run"),
+    ],
+)
+def test_run_mistakes_fail_cleanly(main_run, args, code, message) -> None:
+    result = cli("card-impact", "--run", str(main_run), *args)
+    line = assert_clean_failure(result)
+    assert result.exit_code == code and message in line, line
+
+
+def test_run_that_is_not_a_finished_run_is_refused(main_run, tmp_path) -> None:
+    line = assert_exit_1(cli("card-impact", "--run", str(tmp_path), "--card", "SAVE"))
+    assert str(tmp_path) in line
+    copy = tmp_path / "copy"
+    shutil.copytree(main_run, copy, ignore=shutil.ignore_patterns("impact"))
+    manifest = json.loads((copy / "manifest.json").read_text()) | {"status": "interrupted"}
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    line = assert_exit_1(cli("card-impact", "--run", str(copy), "--card", "SAVE"))
+    assert "the run is not complete; finish it first" in line
