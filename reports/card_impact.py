@@ -323,6 +323,9 @@ def folder_impacts(
     return found, note
 
 
+CODES = {name: code for code, name in enumerate(WINNERS)}  # the engine's WIN_FIRST, ...
+
+
 def _results(folder: RunFolder, config: str, matchup: str) -> tuple:
     """A cell's result rows (engine R_* columns, game order: A first, then A second in
     each pair) and its seeds; RunFolderError when its pairs are not whole."""
@@ -332,7 +335,13 @@ def _results(folder: RunFolder, config: str, matchup: str) -> tuple:
             (pl.col("config").cast(pl.String) == config)
             & (pl.col("matchup").cast(pl.String) == matchup)
         )
-        .select("game", "seed", "swapped", pl.col("winner").cast(pl.String), "turns")
+        .select(
+            "game",
+            "seed",
+            "swapped",
+            "turns",
+            pl.col("winner").cast(pl.String).replace_strict(CODES, return_dtype=pl.Int8),
+        )  # fmt: skip
         .collect()
         .sort("game")
     )
@@ -344,7 +353,7 @@ def _results(folder: RunFolder, config: str, matchup: str) -> tuple:
             "seat-swapped pairs from game 0; rerun the command that plays it to finish it"
         )
     out = np.zeros((n, RESULT_WIDTH), dtype=np.int64)
-    out[:, R_WINNER] = [WINNERS.index(w) for w in cell["winner"]]
+    out[:, R_WINNER] = cell["winner"].to_numpy()
     out[:, R_TURNS] = cell["turns"].to_numpy()
     return out, cell["seed"].to_numpy()
 

@@ -338,3 +338,16 @@ def test_run_that_is_not_a_finished_run_is_refused(main_run, tmp_path) -> None:
     (copy / "manifest.json").write_text(json.dumps(manifest))
     line = assert_exit_1(cli("card-impact", "--run", str(copy), "--card", "SAVE"))
     assert "the run is not complete; finish it first" in line
+
+
+def test_replacing_the_run_drops_its_comparisons(main_run, tmp_path) -> None:
+    """`sim run --overwrite` with other games: the old comparisons replayed other deals."""
+    copy = tmp_path / "copy"
+    shutil.copytree(main_run, copy)
+    assert cli("card-impact", "--run", str(copy), "--card", "SAVE", "-q", "--workers",
+               "1").exit_code == 0  # fmt: skip
+    result = cli("run", "--games", "200", "--out", str(copy), "--overwrite", "--quiet",
+                 "--workers", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert not (copy / "impact").exists()
+    assert "measured:" not in cli("summary", str(copy)).stdout
