@@ -141,7 +141,8 @@ def card_impact(
         Path | None,
         typer.Option(
             help="A finished run: replay its games (every config and match-up) with the "
-            "card swapped, into RUN/impact/CARD-KIND, instead of --config/--players/--games"
+            "card swapped, into RUN/impact/CARD-KIND; instead of --config, --players, "
+            "--games, --seed and --out"
         ),
     ] = None,
     dominant: Annotated[
