@@ -10,9 +10,9 @@ run once, e.g. a 10M-game random run (about a minute on 2 idle cores):
 
 With --baseline (another source tree of sim, e.g. `git archive` of an older commit) each
 round runs every command with the baseline and then with this tree, alternating, and the
-medians are printed side by side. card-impact plays its own games (it reads no run
-folder): it is measured at --impact-games. On a shared machine the wall time grows with the
-load (printed per command); the CPU time much less.
+medians are printed side by side. card-impact plays its own games into a fresh folder
+each time (it reads no run folder): it is measured at --impact-games. On a shared machine
+the wall time grows with the load (printed per command); the CPU time much less.
 """
 
 from __future__ import annotations
@@ -29,16 +29,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 
 
-def measure(args: list[str], tree: Path) -> tuple[float, float, float, int]:
-    """(wall s, CPU s, peak RSS MiB, exit code) of `python -m sim ARGS` run from the source
-    tree `tree`, in a fresh process."""
+def measure(args: list[str], tree: Path, tmp: str) -> tuple[float, float, float, int]:
+    """(wall s, CPU s, peak RSS MiB, exit code) of `python -m sim ARGS` run with the source
+    tree `tree`, in a fresh process and a fresh working folder under tmp: card-impact
+    writes its run under ./runs, which a second measurement would only resume."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "sim", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        cwd=tree,
+        cwd=tempfile.mkdtemp(dir=tmp),
         env=env,
     )
     _, status, usage = os.wait4(proc.pid, 0)
@@ -85,7 +86,8 @@ def main() -> None:
     if options.baseline:
         trees = {"baseline": options.baseline.resolve(), **trees}
     with tempfile.TemporaryDirectory() as tmp:
-        plan = commands(str(options.run), tmp, options.impact_games, options.skip_impact)
+        run = str(options.run.resolve())
+        plan = commands(run, tmp, options.impact_games, options.skip_impact)
         print(
             f"{options.run}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
             f"at the start; {options.rounds} round(s), medians"
@@ -95,7 +97,7 @@ def main() -> None:
             for name, args in plan.items():
                 for label, tree in trees.items():  # alternating: the load hits both alike
                     load = os.getloadavg()[0]
-                    figures.setdefault((label, name), []).append((*measure(args, tree), load))
+                    figures.setdefault((label, name), []).append((*measure(args, tree, tmp), load))
         for label in trees:
             print(f"-- {label} ({trees[label]})")
             for name in plan:
