@@ -431,16 +431,25 @@ class Measured:
     cells: tuple[tuple[dict, Impact, tuple[DominantFlag, ...]], ...]
 
     def lines(self) -> list[str]:
-        """Each cell's flag lines, or one line saying it was measured and is not dominant."""
-        n, out = self.note, []
-        several = len({c["matchup"] for c, _, _ in self.cells}) > 1
-        for cell, impact, flags in self.cells:
-            where = cell["original"] + (f" · {cell['matchup']}" if several else "")
-            out += [f.text() for f in flags] or [
-                f"measured: {where} · {n['card']} ({n['replacement']} in its place, "
-                f"{impact.pairs:,} pairs): not dominant (±{n['dominant_pts']:.1f} pts)"
-            ]
-        return out
+        """Each dominant cell's flag lines, then one line for the cells where the card was
+        measured and is not dominant (one line a card, however many cells compared)."""
+        n = self.note
+        out = [f.text() for _, _, flags in self.cells for f in flags]
+        calm = [(cell, impact) for cell, impact, flags in self.cells if not flags]
+        if not calm:
+            return out
+        pairs = sorted({impact.pairs for _, impact in calm})
+        sample = f"{pairs[0]:,}" + (f"-{pairs[-1]:,}" if len(pairs) > 1 else "")
+        swap = f"{n['card']} ({n['replacement']} in its place"
+        verdict = f"not dominant (±{n['dominant_pts']:.1f} pts)"
+        if len(self.cells) == 1:
+            where = calm[0][0]["original"]
+            return [f"measured: {where} · {swap}, {sample} pairs): {verdict}"]
+        cells = "every one" if len(calm) == len(self.cells) else f"{len(calm)}"
+        return out + [
+            f"measured: {swap}, {sample} pairs a cell): {verdict} in {cells} of the "
+            f"{len(self.cells)} cells compared"
+        ]
 
     def to_json(self) -> dict:
         n = self.note

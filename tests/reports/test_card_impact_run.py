@@ -296,8 +296,10 @@ def test_summary_of_the_run_lists_every_measured_card(main_run) -> None:
         assert result.exit_code == 0, result.output
     text = cli("summary", str(main_run)).stdout
     lines = [line for line in text.splitlines() if line.startswith(("measured:", "dominant:"))]
-    for card in ("SAVE", "PRINT"):  # a line per compared cell, base's two
-        assert sum(f"· {card} " in line for line in lines) >= 2, lines
+    flat = " ".join(text.split())  # the lines as the terminal's width did not wrap them
+    for card in ("SAVE", "PRINT"):  # a line per card: base's two cells, neither dominant
+        assert sum(line.startswith(f"measured: {card} (") for line in lines) == 1, lines
+        assert "not dominant (±5.0 pts) in every one of the 2 cells compared" in flat
     shape = json.loads(cli("summary", str(main_run), "--json").stdout)
     assert [m["card"] for m in shape["card_impact"]] == ["PRINT", "SAVE"]
     own = cli("summary", str(main_run / "impact" / "PRINT-BLANK")).stdout
