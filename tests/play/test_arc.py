@@ -8,8 +8,8 @@ import numpy as np
 import polars as pl
 import pytest
 from arc_reference import arc
+from hand_displays import controlled
 
-from sim.engine.board import keep_lead
 from sim.engine.game import (
     R_DECIDED_TURN,
     R_HALF_LEADER,
@@ -32,18 +32,6 @@ from sim.runner.plan import make_plan
 from sim.runner.run import RunOptions, execute
 
 ARC = (R_LEAD_CHANGES, R_DECIDED_TURN, R_MAX_DEFICIT, R_HALF_LEADER)
-
-
-def controlled(s, lines: dict[int, int]) -> None:
-    """A display where digit lines[v] controls the line worth v and no other line is
-    controlled: 3 cards showing that digit (the engine's kept counts), other lines empty;
-    the lead brought up to date line by line as the board does (board.keep_lead)."""
-    for line in range(int(s.lines)):
-        who = lines.get(10 * (line + 1))
-        s.count[line] = 0 if who is None else 3
-        s.ones[line] = 3 * (who or 0)
-        s.rems[line] = 0
-        keep_lead(s, line)
 
 
 def played(sequence: list[dict[int, int]], first: int = 0) -> np.ndarray:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hand_displays import controlled
 
-from sim.engine.board import keep_lead
 from sim.engine.game import record, setup, track
 from sim.engine.score import scores
 from sim.engine.state import END_RUN, LEAD_BINS, LEAD_MAX, LEAD_TURNS
@@ -36,12 +36,7 @@ def recorded(s, sequence: list[dict[int, int]], first: int, leads) -> None:
     setup(s, *load("base").engine_args(0), np.uint64(1), 0)
     s.first = first
     for turn, lines in enumerate(sequence, start=1):
-        for line in range(int(s.lines)):
-            who = lines.get(10 * (line + 1))
-            s.count[line] = 0 if who is None else 3
-            s.ones[line] = 3 * (who or 0)
-            s.rems[line] = 0
-            keep_lead(s, line)
+        controlled(s, lines)
         s.turns = turn
         track(s)
     s.ended = END_RUN
