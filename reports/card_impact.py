@@ -498,11 +498,9 @@ def measured_all(folder: RunFolder) -> list[Measured]:
     own = measured(folder, open_run(home.parent) if inside else None)
     found = [own] if own else []
     for path in sorted((folder.path / IMPACTS).glob("*/")):
-        try:
-            swapped = open_run(path)
-        except RunFolderError:
-            continue  # an unfinished comparison has no note yet: nothing to show
-        m = measured(swapped, folder)
+        if not (path / "manifest.json").is_file():
+            continue  # a comparison stopped before its first part: nothing to show
+        m = measured(open_run(path), folder)  # a damaged one fails, naming its folder
         if m is not None:
             found.append(m)
     return found

@@ -353,3 +353,17 @@ def test_replacing_the_run_drops_its_comparisons(main_run, tmp_path) -> None:
     assert result.exit_code == 0, result.output
     assert not (copy / "impact").exists()
     assert "measured:" not in cli("summary", str(copy)).stdout
+
+
+def test_a_damaged_comparison_under_the_run_fails_its_summary_naming_it(main_run, tmp_path):
+    """A comparison folder whose manifest is corrupt is not left out without a word (the
+    board would then seem to have no such measurement); one stopped before any part is."""
+    copy = tmp_path / "copy"
+    shutil.copytree(main_run, copy)
+    assert cli("card-impact", "--run", str(copy), "--card", "SAVE", "-q", "--workers",
+               "1").exit_code == 0  # fmt: skip
+    (copy / "impact" / "EARLY-BLANK").mkdir()  # no manifest yet: nothing to show
+    assert "measured: SAVE (" in cli("summary", str(copy)).stdout
+    (copy / "impact" / "SAVE-BLANK" / "manifest.json").write_text("{ not json")
+    line = assert_exit_1(cli("summary", str(copy)))
+    assert str(copy / "impact" / "SAVE-BLANK") in line
