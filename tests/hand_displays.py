@@ -3,7 +3,13 @@ line, with the lead the board keeps brought up to date as a placement would."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from sim.engine.board import keep_lead
+from sim.engine.game import record, setup, track
+from sim.engine.state import END_RUN
+from sim.model.config import load
+from sim.play.batch import result_buffers
 
 
 def controlled(s, lines: dict[int, int]) -> None:
@@ -16,3 +22,18 @@ def controlled(s, lines: dict[int, int]) -> None:
         s.ones[line] = 3 * (who or 0)
         s.rems[line] = 0
         keep_lead(s, line)
+
+
+def recorded(s, sequence: list[dict[int, int]], first: int, leads) -> np.ndarray:
+    """The result row of a base game played into s whose display after turn t is
+    sequence[t - 1] (controlled), the game added to leads (a lead_buffer) as it is recorded."""
+    setup(s, *load("base").engine_args(0), np.uint64(1), 0)
+    s.first = first
+    for turn, lines in enumerate(sequence, start=1):
+        controlled(s, lines)
+        s.turns = turn
+        track(s)
+    s.ended = END_RUN
+    out, cards = result_buffers(1)
+    record(s, out[0], cards[0], leads)
+    return out[0]

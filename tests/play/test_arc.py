@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 from arc_reference import arc
-from hand_displays import controlled
+from hand_displays import recorded
 
 from sim.engine.game import (
     R_DECIDED_TURN,
@@ -19,11 +19,8 @@ from sim.engine.game import (
     R_WINNER,
     lead_buffer,
     record,
-    setup,
-    track,
 )
 from sim.engine.score import scores
-from sim.engine.state import END_RUN
 from sim.model.config import load
 from sim.play.batch import result_buffers
 from sim.play.stepped import Context, drive, fresh_state, seated_game, seats
@@ -37,17 +34,7 @@ ARC = (R_LEAD_CHANGES, R_DECIDED_TURN, R_MAX_DEFICIT, R_HALF_LEADER)
 def played(sequence: list[dict[int, int]], first: int = 0) -> np.ndarray:
     """The result row of a base game whose display after turn t is sequence[t - 1]."""
     arr = fresh_state()
-    s = arr[0]
-    setup(s, *load("base").engine_args(0), np.uint64(1), 0)
-    s.first = first
-    for turn, lines in enumerate(sequence, start=1):
-        controlled(s, lines)
-        s.turns = turn
-        track(s)
-    s.ended = END_RUN
-    out, cards = result_buffers(1)
-    record(s, out[0], cards[0], lead_buffer())
-    return out[0]
+    return recorded(arr[0], sequence, first, lead_buffer())
 
 
 def test_a_lead_that_flips_four_times():

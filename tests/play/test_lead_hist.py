@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hand_displays import controlled
+from hand_displays import recorded
 
-from sim.engine.game import record, setup, track
 from sim.engine.score import scores
-from sim.engine.state import END_RUN, LEAD_BINS, LEAD_MAX, LEAD_TURNS
+from sim.engine.state import LEAD_BINS, LEAD_MAX, LEAD_TURNS
 from sim.model.config import load
-from sim.play.batch import lead_buffer, play_matchup, result_buffers
+from sim.play.batch import lead_buffer, play_matchup
 from sim.play.stepped import Context, drive, fresh_state, seated_game, seats
 from sim.players.specs import parse_matchup
 
@@ -27,21 +26,6 @@ def test_the_histogram_covers_six_lines_and_128_turns():
 
 def bin_of(lead: int) -> int:
     return (lead + 210) // 10
-
-
-def recorded(s, sequence: list[dict[int, int]], first: int, leads) -> None:
-    """Play into s (a base game) the displays sequence[t - 1] after turn t, where digit
-    lines[v] controls the line worth v (3 cards showing it), and record the game into
-    leads."""
-    setup(s, *load("base").engine_args(0), np.uint64(1), 0)
-    s.first = first
-    for turn, lines in enumerate(sequence, start=1):
-        controlled(s, lines)
-        s.turns = turn
-        track(s)
-    s.ended = END_RUN
-    out, cards = result_buffers(1)
-    record(s, out[0], cards[0], leads)
 
 
 def test_a_game_adds_one_count_per_turn_at_the_first_seats_lead():
