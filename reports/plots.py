@@ -110,10 +110,7 @@ def skill_profile(points: Sequence[Point], title: str, margin: float) -> Markup:
     ax.set_xlim(-0.5, len(points) - 0.5)
     ax.set_xlabel("skill level (weakest first; each level plays itself)")
     ax.set_ylabel("first-seat advantage\n(pts, 95% interval)")
-    ax.set_title(title, loc="left", fontsize=10)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-    ax.grid(axis="y", color="#e2e8f0")
-    return _svg(fig, title)
+    return _legend_right(fig, ax, title)
 
 
 def histogram(
@@ -158,6 +155,11 @@ def lead_bands(
     ax.axhline(0, color="#1a202c", lw=0.8, ls="--")
     ax.set_xlabel("turn")
     ax.set_ylabel("first seat's lead\n(points)")
+    return _legend_right(fig, ax, title)
+
+
+def _legend_right(fig, ax, title: str) -> str:
+    """A chart's title, its legend right of the axes and a horizontal grid; its SVG."""
     ax.set_title(title, loc="left", fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     ax.grid(axis="y", color="#e2e8f0")

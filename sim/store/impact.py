@@ -5,11 +5,9 @@ folder can show the card's flag under the board; a folder without one shows noth
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
-from sim.model.documents import parse_json
 from sim.store import layout
 
 NOTE = "impact.json"
@@ -46,16 +44,9 @@ def read_note(out: Path, manifest: dict, originals: dict | None = None) -> dict 
     belongs to another run than the manifest's, or names a cell its runs lack (originals:
     the manifest of the run the original decks are in, when not this one)."""
     path = out / NOTE
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
+    note = layout.read_json(path, ImpactNoteError)
+    if note is None:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImpactNoteError(f"{path} cannot be read: {getattr(exc, 'strerror', exc)}") from None
-    try:
-        note = parse_json(text)
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise ImpactNoteError(f"{path} is corrupt ({exc})") from None
     check(path, note)
     _same_run(path, "run_id", note["run_id"], manifest)
     original_run = note.get("original_run")

@@ -152,22 +152,30 @@ def part_path(out: Path, table: str, chunk_name: str) -> Path:
     return out / table / f"part-{chunk_name}.parquet"
 
 
-def read_manifest(out: Path) -> dict | None:
-    """The folder's manifest, None when it has none; ManifestError when it is damaged."""
-    path = out / MANIFEST
+def read_json(path: Path, error: type[Exception]) -> object | None:
+    """A JSON file of the run folder, None when there is none; error(message naming the
+    file) when it cannot be read or parsed."""
     try:
         text = path.read_text()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or exc
-        raise ManifestError(f"{path} cannot be read: {why}") from None
+        raise error(f"{path} cannot be read: {why}") from None
     try:
-        manifest = parse_json(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
-        raise ManifestError(f"{path} is corrupt ({exc.msg} at line {exc.lineno})") from None
+        raise error(f"{path} is corrupt ({exc.msg} at line {exc.lineno})") from None
     except TooDeep as exc:
-        raise ManifestError(f"{path} is corrupt ({exc})") from None
+        raise error(f"{path} is corrupt ({exc})") from None
+
+
+def read_manifest(out: Path) -> dict | None:
+    """The folder's manifest, None when it has none; ManifestError when it is damaged."""
+    path = out / MANIFEST
+    manifest = read_json(path, ManifestError)
+    if manifest is None:
+        return None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("chunks", {}), dict):
         raise ManifestError(f"{path} is corrupt (not a run manifest)")
     return manifest
