@@ -94,39 +94,27 @@ for name in ("base", "base-60", "variants", "101", "large"):
         loop(new_state(), config.engine_args(level), seats, seeds, swapped, out, cards, leads)
         assert (out[:, 5] == 0).all(), (name, players)  # R_ERROR
 print("ok")
+
+# The rule scenarios in this same process, which has compiled most of what they call:
+# numba keeps nothing on disk at NUMBA_OPT=0, so a second process would compile it again.
+import sys, pytest
+sys.exit(int(pytest.main([
+    "-q", "-n", "0", "-p", "no:cacheprovider",
+    "-W", "ignore:Cannot cache compiled function:numba.core.errors.NumbaWarning",
+    "model/test_scenarios.py",
+])))
 """
 
 
 # A cold compile of every loop with bounds checks: minutes of CPU, so past the suite's 15 min
 # guard on a shared machine where the child gets a fifth of a core (measured: timed out).
-# NUMBA_OPT=0 skips LLVM's optimisation, most of a compile, and keeps every bounds check:
-# the games child took 204 s of CPU against 275 s at the default level.
+# NUMBA_OPT=0 skips LLVM's optimisation, much of a compile, and keeps every bounds check.
 @pytest.mark.timeout(2400)
 @pytest.mark.skipif(SLOW_ENGINE, reason="numba compiles nothing with the JIT off")
 def test_no_engine_index_is_negative(tmp_path):
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_OPT": "0"}
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
-    games = subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-c", CHILD], cwd=HERE, env=env, capture_output=True, text=True
     )
-    assert games.returncode == 0 and "ok" in games.stdout, games.stderr[-3000:]
-    scenarios = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-n",
-            "0",
-            "-p",
-            "no:cacheprovider",
-            "-W",  # at NUMBA_OPT=0 a large global array stays a pointer: no cache, no harm
-            "ignore:Cannot cache compiled function:numba.core.errors.NumbaWarning",
-            "model/test_scenarios.py",
-        ],  # fmt: skip
-        cwd=HERE,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert scenarios.returncode == 0, scenarios.stdout[-3000:] + scenarios.stderr[-2000:]
+    assert done.returncode == 0 and "ok" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
