@@ -4,12 +4,18 @@ and their chunk retried.
 Each worker talks to the parent over its own pipe, never a shared queue: a worker killed at
 any moment (even while sending) can only break its own pipe, whereas a shared queue's lock
 dies with the process holding it and silently blocks every other worker's results.
+
+A process that runs several plans (the tuner, training, `sim skill` rounds, the API) keeps
+its idle workers for the next one when asked: starting a worker costs about two seconds
+of imports and cache loads, often more than a small plan's games.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 
@@ -19,6 +25,7 @@ from multiprocess.connection import wait
 from sim.runner.worker import ChunkError, Done, Task, play_chunk
 
 MAX_ATTEMPTS = 3
+_IDLE: list[tuple[tuple, _Worker]] = []  # (what the worker was started with, the worker)
 
 
 class WorkerFailed(RuntimeError):
@@ -87,16 +94,20 @@ def run_local(
     on_done: Callable[[Done], None],
     play: Callable[[Task], Done] = play_chunk,
     warm: Callable[[], None] | None = None,
+    keep: bool = False,
 ) -> None:
     """Play every task on `workers` processes, calling on_done in the parent as each ends.
 
     The workers are started before `tasks` is read, so whatever making the tasks costs
     the parent (a generator may do its work there) overlaps their start-up; each calls
-    warm() first, if given, to load what its first task needs."""
+    warm() first, if given, to load what its first task needs. With keep, workers left
+    idle by an earlier run with keep in the same surroundings are used first, and this
+    run's workers stay for the next one if it ends well."""
     ctx = mp.get_context("spawn")  # no fork: the parent may hold threads (progress, polars)
-    pool: list[_Worker] = []
+    pool: list[_Worker] = _take_idle(_surroundings(play), workers) if keep else []
+    ended_well = False
     try:
-        pool += [_Worker(ctx, play, warm) for _ in range(workers)]
+        pool += [_Worker(ctx, play, warm) for _ in range(workers - len(pool))]
         pending = {task.chunk.name: task for task in tasks}
         todo = list(pending)
         attempts = dict.fromkeys(pending, 0)
@@ -121,11 +132,57 @@ def run_local(
                 worker.chunk = None
                 del pending[payload.chunk]
                 on_done(payload)
+        ended_well = True
     finally:
-        for worker in pool:  # all at once: each takes a while to exit
-            worker.ask_to_stop()
-        for worker in pool:
-            worker.stop()
+        if keep and ended_well:  # the surroundings now: the run's imports may set variables
+            _keep_idle(_surroundings(play), pool)  # (polars does) that workers set alike
+        else:
+            _stop_all(pool)
+
+
+def _surroundings(play: Callable) -> tuple:
+    """What a worker inherits when it starts: a kept worker serves only a run that would
+    have started it the same way (same play function, folder, environment and path)."""
+    return (play, os.getcwd(), tuple(sorted(os.environ.items())), tuple(sys.path))
+
+
+def _take_idle(key: tuple, count: int) -> list[_Worker]:
+    """Up to count idle workers started in these surroundings and still alive."""
+    taken = []
+    for entry in list(_IDLE):
+        if entry[0] == key and len(taken) < count:
+            _IDLE.remove(entry)
+            if entry[1].proc.is_alive():
+                taken.append(entry[1])
+            else:
+                entry[1].stop()
+    return taken
+
+
+def _keep_idle(key: tuple, pool: list[_Worker]) -> None:
+    """Park the run's workers for the next run; the oldest beyond one per core are stopped,
+    so a process that runs in many surroundings holds no more workers than it has cores."""
+    _IDLE.extend((key, worker) for worker in pool)
+    surplus = len(_IDLE) - (os.cpu_count() or 1)
+    if surplus > 0:
+        _stop_all([worker for _, worker in _IDLE[:surplus]])
+        del _IDLE[:surplus]
+
+
+def stop_idle_workers() -> None:
+    """Stop every parked worker (also done when the process exits)."""
+    _stop_all([worker for _, worker in _IDLE])
+    _IDLE.clear()
+
+
+atexit.register(stop_idle_workers)
+
+
+def _stop_all(pool: list[_Worker]) -> None:
+    for worker in pool:  # all at once: each takes a while to exit
+        worker.ask_to_stop()
+    for worker in pool:
+        worker.stop()
 
 
 def _retry(chunk: str | None, todo: list[str], attempts: dict[str, int]) -> None:

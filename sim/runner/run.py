@@ -131,7 +131,8 @@ def _locked(plan, out, options: RunOptions, hooks: _Hooks) -> RunResult:
 
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        _dispatch(tasks, len(todo), options, on_done, partial(warm, _firsts(todo)))
+        keep = all(m.compiled for m in plan.matchups)  # no Python strategy a worker holds
+        _dispatch(tasks, len(todo), options, on_done, partial(warm, _firsts(todo)), keep)
         _finish(manifest, out, chunks, counts, unsynced)
     except KeyboardInterrupt:
         _stopped(manifest, out, unsynced, "interrupted")
@@ -258,14 +259,15 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _dispatch(tasks, count: int, options: RunOptions, on_done, warm=None) -> None:
-    """Play the `count` tasks on the options' backend; a local worker first calls warm()."""
+def _dispatch(tasks, count: int, options: RunOptions, on_done, warm=None, keep=False) -> None:
+    """Play the `count` tasks on the options' backend; a local worker first calls warm().
+    With keep, local workers stay for this process's next run (sim.runner.local)."""
     if options.backend == "local":
         from sim.runner.local import run_local
 
         if count:
             workers = min(options.workers or os.cpu_count() or 1, count)
-            run_local(tasks, workers, on_done, warm=warm)
+            run_local(tasks, workers, on_done, warm=warm, keep=keep)
     elif options.backend == "dask":
         from sim.runner.dask_backend import run_dask
 
