@@ -20,14 +20,24 @@ settings.load_profile("default")
 
 SHIPPED = ("base", "base-60", "variants", "101", "large")
 
-# The longest files, longest first (pytest --durations, docs/performance.md): xdist hands out
-# whole files in collection order, so these start at once instead of ending the run alone.
+# The longest files, longest first (pytest --durations; docs/performance.md, "The test
+# suite"): xdist hands out whole files in collection order, so these start first and the
+# suite ends on short files instead of one long file running alone.
 LONGEST = (
     "engine/test_indexes.py",  # recompiles the engine with bounds checks
+    "engine/test_invariants.py",  # 700 games per property and config, turn by turn
     "model/test_uncompiled.py",  # the rules as plain Python
+    "tune/test_tune.py",  # studies played through the runner
     "engine/test_compile.py",  # cold compiles on purpose
-    "engine/test_engine_limits.py",  # stress decks played to the end
+    "players/test_strategy_failures.py",  # `sim run` children with failing strategies
+    "tune/test_train.py",
+    "runner/test_runner.py",
     "cli/test_bad_inputs.py",  # hypothesis-mutated configs and specs
+    "store/test_lock.py",
+    "reports/test_solo.py",
+    "reports/test_calibration.py",
+    "players/test_conformance.py",
+    "engine/test_engine_limits.py",  # stress decks played to the end
 )
 
 
