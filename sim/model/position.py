@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -226,6 +227,14 @@ def display_rows(s) -> list[list[Slot]]:
 
 def hand_cards(s, digit: int) -> list[Card]:
     return [card_at(s, int(s.hand[digit][i]), False) for i in range(int(s.hand_len[digit]))]
+
+
+def hand_of(record, digit: int) -> tuple[list[int], list[Card]]:
+    """A seat's hand as card ids and cards, read from a state record (np.void): the few
+    fields a turn's record needs, not a whole Plain copy of the state each turn."""
+    fields = SimpleNamespace(**{f: record[f].tolist() for f in ("face", "kind", "axis")})
+    ids = record["hand"][digit][: record["hand_len"][digit]].tolist()
+    return ids, [card_at(fields, cid, False) for cid in ids]
 
 
 def pile_cards(s, digit: int) -> list[Card]:

@@ -29,7 +29,7 @@ from sim.engine.state import (
     VISIBILITIES,
 )
 from sim.model.notation import Card
-from sim.model.position import Plain, card_at, hand_cards
+from sim.model.position import Plain, card_at, hand_cards, hand_of
 from sim.play import calls
 from sim.players import guard
 from sim.players import interface as api
@@ -102,9 +102,7 @@ def drive(s, strategies, context: Context, records: bool = True) -> Iterator[Tur
         if ended != ONGOING:
             return
         if records:
-            plain = Plain(arr[0])
-            hand_ids = plain.hand[digit][: plain.hand_len[digit]]
-            hand = hand_cards(plain, digit)
+            hand_ids, hand = hand_of(arr[0], digit)
         if digit == cpu:
             calls.cpu(arr)
         elif strategies[digit] is None:
