@@ -44,6 +44,7 @@ from sim.runner.run import RunOptions, execute
 from sim.store.categories import WINNERS
 from sim.store.folder import RunFolder, RunFolderError, open_run
 from sim.store.impact import ImpactNoteError, read_note, write_note
+from sim.store.layout import MANIFEST
 
 DOMINANT_PTS = 5.0
 """The default threshold: a kind that by itself moves who wins by more than 5 points."""
@@ -494,11 +495,11 @@ def measured_all(folder: RunFolder) -> list[Measured]:
     or one in RUN/impact/) and each one `sim card-impact --run` played against it
     (impact/*), card by card."""
     home = folder.path.parent  # a comparison of `--run`: RUN/impact/CARD-KIND
-    inside = home.name == IMPACTS and (home.parent / "manifest.json").is_file()
+    inside = home.name == IMPACTS and (home.parent / MANIFEST).is_file()
     own = measured(folder, open_run(home.parent) if inside else None)
     found = [own] if own else []
     for path in sorted((folder.path / IMPACTS).glob("*/")):
-        if not (path / "manifest.json").is_file():
+        if not (path / MANIFEST).is_file():
             continue  # a comparison stopped before its first part: nothing to show
         m = measured(open_run(path), folder)  # a damaged one fails, naming its folder
         if m is not None:

@@ -158,7 +158,7 @@ def lead_bands(
     return _legend_right(fig, ax, title)
 
 
-def _legend_right(fig, ax, title: str) -> str:
+def _legend_right(fig, ax, title: str) -> Markup:
     """A chart's title, its legend right of the axes and a horizontal grid; its SVG."""
     ax.set_title(title, loc="left", fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)

@@ -25,7 +25,6 @@ from multiprocess.connection import wait
 from sim.runner.worker import ChunkError, Done, Task, play_chunk
 
 MAX_ATTEMPTS = 3
-_IDLE: list[tuple[tuple, _Worker]] = []  # (what the worker was started with, the worker)
 
 
 class WorkerFailed(RuntimeError):
@@ -140,6 +139,9 @@ def run_local(
             _stop_all(pool)
 
 
+_IDLE: list[tuple[tuple, _Worker]] = []  # (what each kept worker was started with, it)
+
+
 def _surroundings(play: Callable) -> tuple:
     """What a worker inherits when it starts: a kept worker serves only a run that would
     have started it the same way (same play function, folder, environment and path)."""
@@ -148,14 +150,16 @@ def _surroundings(play: Callable) -> tuple:
 
 def _take_idle(key: tuple, count: int) -> list[_Worker]:
     """Up to count idle workers started in these surroundings and still alive."""
-    taken = []
-    for entry in list(_IDLE):
-        if entry[0] == key and len(taken) < count:
-            _IDLE.remove(entry)
-            if entry[1].proc.is_alive():
-                taken.append(entry[1])
-            else:
-                entry[1].stop()
+    taken: list[_Worker] = []
+    for entry in [e for e in _IDLE if e[0] == key]:
+        if len(taken) == count:
+            break
+        _IDLE.remove(entry)
+        worker = entry[1]
+        if worker.proc.is_alive():
+            taken.append(worker)
+        else:
+            worker.stop()
     return taken
 
 
