@@ -30,11 +30,22 @@ def fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def build() -> str:
+    """The name of this build's compiled code: the source fingerprint, and how numba was
+    told to compile (bounds checks, an optimisation level below 3), which numba's own cache
+    key leaves out: a bounds-checked build (the test suite's) must not be loaded as the
+    normal one, nor the other way round."""
+    flags = "-boundscheck" if numba.config.BOUNDSCHECK else ""
+    if int(numba.config.OPT) != 3:
+        flags += f"-opt{int(numba.config.OPT)}"
+    return fingerprint() + flags
+
+
 def cache_folder() -> Path:
-    """The numba cache of this exact engine: one folder per source fingerprint, under
-    NUMBA_CACHE_DIR when the user set one, else beside the engine's sources."""
+    """The numba cache of this exact build (build()), under NUMBA_CACHE_DIR when the user
+    set one, else beside the engine's sources."""
     root = os.environ.get("NUMBA_CACHE_DIR") or str(_ENGINE / "__pycache__" / "numba")
-    return Path(root) / fingerprint()
+    return Path(root) / build()
 
 
 # Set before any function below is decorated: numba picks a function's cache folder then.

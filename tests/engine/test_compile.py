@@ -101,7 +101,22 @@ def test_the_cache_folder_follows_every_engine_source(tmp_path, monkeypatch):
     (tmp_path / "b.py").write_text("x = 2\n")
     assert jit.fingerprint() != before
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(jit.numba.config, "BOUNDSCHECK", None)
+    monkeypatch.setattr(jit.numba.config, "OPT", 3)
     assert jit.cache_folder() == tmp_path / "cache" / jit.fingerprint()
+
+
+@pytest.mark.parametrize(
+    ("boundscheck", "opt", "suffix"),
+    [(None, 3, ""), (0, 3, ""), (1, 3, "-boundscheck"), (1, 0, "-boundscheck-opt0"),
+     (None, 2, "-opt2")],
+)  # fmt: skip
+def test_each_way_of_compiling_has_its_own_cache_folder(monkeypatch, boundscheck, opt, suffix):
+    """numba's cache key leaves out bounds checks and the optimisation level: a folder each,
+    so the test suite's bounds-checked build is never loaded by a run, nor a run's by it."""
+    monkeypatch.setattr(jit.numba.config, "BOUNDSCHECK", boundscheck)
+    monkeypatch.setattr(jit.numba.config, "OPT", opt)
+    assert jit.cache_folder().name == jit.fingerprint() + suffix
 
 
 def compiles_with_the_engine(path: Path) -> bool:
