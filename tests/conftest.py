@@ -1,7 +1,12 @@
-"""Shared test settings: how many random games the property tests play.
+"""Shared test settings: the engine's build, how many random games the property tests play.
 
-NUMBA_DISABLE_JIT=1 runs the engine as plain Python, about a hundred times slower,
-so the sample shrinks there.
+Every test, and every process a test starts, runs the engine compiled with numba's bounds
+checks (NUMBA_BOUNDSCHECK=1), into a cache folder of its own (sim.engine.jit.build): an
+index outside an array raises IndexError in any test instead of reading past it
+(engine/test_indexes.py), and the engine is compiled once per build, not once checked and
+once not. Checks cost compiled play a few percent. NUMBA_BOUNDSCHECK=0 tests the build
+runs use. NUMBA_DISABLE_JIT=1 runs the engine as plain Python, about a hundred times
+slower, so the sample shrinks there.
 """
 
 from __future__ import annotations
@@ -9,10 +14,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-from hypothesis import settings
+os.environ.setdefault("NUMBA_BOUNDSCHECK", "1")  # before numba is imported: it reads it once
 
-from sim.engine.state import STATE_DTYPE, new_state
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+from sim.engine.state import STATE_DTYPE, new_state  # noqa: E402
 
 SLOW_ENGINE = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 settings.register_profile("default", deadline=None, max_examples=60 if SLOW_ENGINE else 700)
@@ -24,9 +31,9 @@ SHIPPED = ("base", "base-60", "variants", "101", "large")
 # suite"): xdist hands out whole files in collection order, so these start first and the
 # suite ends on short files instead of one long file running alone.
 LONGEST = (
-    "engine/test_indexes.py",  # recompiles the engine with bounds checks
+    "engine/test_indexes.py",  # compiles every loop (conftest.every_loop) first
+    "model/test_uncompiled.py",  # the rules as plain Python: compiles nothing meanwhile
     "engine/test_invariants.py",  # 700 games per property and config, turn by turn
-    "model/test_uncompiled.py",  # the rules as plain Python
     "tune/test_tune.py",  # studies played through the runner
     "engine/test_compile.py",  # cold compiles on purpose
     "players/test_strategy_failures.py",  # `sim run` children with failing strategies
@@ -71,6 +78,35 @@ def warm_random_run(tmp_path_factory):
 
     plan = make_plan(["base"], ["random,random"], 400, 0, True, 200)
     execute(plan, tmp_path_factory.mktemp("warm") / "run", RunOptions(workers=1))
+
+
+# One match-up a compiled loop, smallest tier first, the full loop last (sim.play.compiled).
+EVERY_LOOP = (
+    "random,random", "greedy,random", "heuristic,random", "random,cpu", "greedy,cpu",
+    "heuristic,cpu", "mc(rollouts=4),random", "ismcts(iterations=4),mc(rollouts=4)",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def every_loop(tmp_path_factory):
+    """Every compiled loop in the suite's cache before a test plays the full loop: the first
+    test process to ask compiles them, any other waits on a lock all xdist workers share,
+    then loads them. Smallest first, so other tests find the small loops cached early
+    instead of compiling the same functions again at the same time (on a clean clone,
+    minutes of CPU); the loops compiled in one process share their callees' compile."""
+    import fcntl
+
+    from sim.model.config import load
+    from sim.play.batch import prepare
+    from sim.players.specs import parse_matchup
+
+    base = load("base")
+    with open(tmp_path_factory.getbasetemp().parent / "every-loop.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        for players in EVERY_LOOP:
+            seats = parse_matchup(players)
+            level = seats.cpu_level(base.rules.cpu_level)
+            prepare(base, seats.policy_codes(), seats.budgets(), level)
 
 
 @pytest.fixture(autouse=True)

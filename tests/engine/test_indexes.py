@@ -3,8 +3,9 @@
 
 A negative index there would read or write outside the array instead of counting from
 its end. With numba's bounds checks on (NUMBA_BOUNDSCHECK=1) such an index raises
-IndexError instead, so a child process compiles the game loops that way, in a cache of
-its own, and plays every built-in policy, the CPU card and the rule scenarios.
+IndexError instead. The whole suite runs that build (tests/conftest.py); here a child
+process of it plays every built-in policy and the CPU card on every shipped config, and
+the rule scenarios, whatever build the suite itself runs.
 """
 
 from __future__ import annotations
@@ -95,8 +96,7 @@ for name in ("base", "base-60", "variants", "101", "large"):
         assert (out[:, 5] == 0).all(), (name, players)  # R_ERROR
 print("ok")
 
-# The rule scenarios in this same process, which has compiled most of what they call:
-# numba keeps nothing on disk at NUMBA_OPT=0, so a second process would compile it again.
+# The rule scenarios, in this same bounds-checked process.
 import sys, pytest
 sys.exit(int(pytest.main([
     "-q", "-n", "0", "-p", "no:cacheprovider",
@@ -106,14 +106,30 @@ sys.exit(int(pytest.main([
 """
 
 
-# A cold compile of every loop with bounds checks: minutes of CPU, so past the suite's 15 min
-# guard on a shared machine where the child gets a fifth of a core (measured: timed out).
-# NUMBA_OPT=0 skips LLVM's optimisation, much of a compile, and keeps every bounds check.
+@pytest.mark.skipif(SLOW_ENGINE, reason="numba compiles nothing with the JIT off")
+def test_the_suite_runs_the_bounds_checked_build():
+    """conftest.py asks for bounds checks before numba is imported: a function of the
+    engine's own code, compiled with no option, rejects a negative index."""
+    if os.environ.get("NUMBA_BOUNDSCHECK") != "1":
+        pytest.skip("NUMBA_BOUNDSCHECK is not 1: this session tests the normal build")
+
+    def at(a, i):
+        return a[i]
+
+    at.__module__ = "sim.engine.probe"
+    with pytest.raises(IndexError):
+        numba.njit(at)(np.arange(5), -1)
+    assert sim.engine.jit.build().endswith("-boundscheck")
+
+
+# A cold compile of every loop: minutes of CPU, so past the suite's 15 min guard on a shared
+# machine where the child gets a fifth of a core. The child compiles into the suite's own
+# bounds-checked cache (sim.engine.jit.build) and loads what the suite compiled first:
+# every loop, compiled once for the whole suite (conftest.every_loop).
 @pytest.mark.timeout(2400)
 @pytest.mark.skipif(SLOW_ENGINE, reason="numba compiles nothing with the JIT off")
-def test_no_engine_index_is_negative(tmp_path):
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_OPT": "0"}
-    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+def test_no_engine_index_is_negative(every_loop):
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
     done = subprocess.run(
         [sys.executable, "-c", CHILD], cwd=HERE, env=env, capture_output=True, text=True
     )
