@@ -48,6 +48,19 @@ LONGEST = (
 )
 
 
+def pytest_configure(config):
+    """The project's sources byte-compiled once, by the first pytest process: the suite starts
+    hundreds of Python processes (sim commands, runner workers, children), and where
+    PYTHONDONTWRITEBYTECODE is set, as on CI machines, each compiled them again."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller has done it
+        return
+    import compileall
+
+    root = Path(__file__).resolve().parents[1]
+    for folder in ("sim", "reports", "strategies"):
+        compileall.compile_dir(root / folder, quiet=1)
+
+
 def pytest_collection_modifyitems(items):
     """Files in LONGEST first, in that order; the rest as collected."""
     rank = {name: i for i, name in enumerate(LONGEST)}
