@@ -49,9 +49,9 @@ LONGEST = (
 
 
 def pytest_configure(config):
-    """The project's sources byte-compiled once, by the first pytest process: the suite starts
-    hundreds of Python processes (sim commands, runner workers, children), and where
-    PYTHONDONTWRITEBYTECODE is set, as on CI machines, each compiled them again."""
+    """The project's sources byte-compiled once, by the first pytest process: every Python
+    process the suite starts (sim commands, runner workers, children) loads them, where
+    otherwise, with PYTHONDONTWRITEBYTECODE set as on CI machines, each compiled them again."""
     if hasattr(config, "workerinput"):  # an xdist worker: the controller has done it
         return
     import compileall
