@@ -14,7 +14,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-os.environ.setdefault("NUMBA_BOUNDSCHECK", "1")  # before numba is imported: it reads it once
+# Before numba is imported: it reads the variable once. 0 asks for the build runs use, which
+# is numba's per-function setting (a global 0 would also switch off the checks a test asks for).
+if os.environ.setdefault("NUMBA_BOUNDSCHECK", "1") == "0":
+    del os.environ["NUMBA_BOUNDSCHECK"]
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402

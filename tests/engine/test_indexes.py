@@ -25,14 +25,15 @@ import sim.engine.jit  # noqa: F401 (installs the no-wrap indexing)
 HERE = Path(__file__).resolve().parents[1]  # tests/
 
 
-def _probe(module: str):
-    """a[i] compiled with bounds checks, as if defined in module (numba mangles it in)."""
+def _probe(module: str, checked: bool = True):
+    """a[i] compiled as if defined in module (numba mangles it in), with bounds checks, or
+    (checked False) with the session's own setting."""
 
     def at(a, i):
         return a[i]
 
     at.__module__ = module
-    return numba.njit(boundscheck=True)(at)
+    return numba.njit(boundscheck=True)(at) if checked else numba.njit(at)
 
 
 @pytest.mark.skipif(SLOW_ENGINE, reason="numba compiles nothing with the JIT off")
@@ -112,13 +113,8 @@ def test_the_suite_runs_the_bounds_checked_build():
     engine's own code, compiled with no option, rejects a negative index."""
     if os.environ.get("NUMBA_BOUNDSCHECK") != "1":
         pytest.skip("NUMBA_BOUNDSCHECK is not 1: this session tests the normal build")
-
-    def at(a, i):
-        return a[i]
-
-    at.__module__ = "sim.engine.probe"
     with pytest.raises(IndexError):
-        numba.njit(at)(np.arange(5), -1)
+        _probe("sim.engine.probe", checked=False)(np.arange(5), -1)
     assert sim.engine.jit.build().endswith("-boundscheck")
 
 
