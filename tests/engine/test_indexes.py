@@ -99,11 +99,7 @@ print("ok")
 
 # The rule scenarios, in this same bounds-checked process.
 import sys, pytest
-sys.exit(int(pytest.main([
-    "-q", "-n", "0", "-p", "no:cacheprovider",
-    "-W", "ignore:Cannot cache compiled function:numba.core.errors.NumbaWarning",
-    "model/test_scenarios.py",
-])))
+sys.exit(int(pytest.main(["-q", "-n", "0", "-p", "no:cacheprovider", "model/test_scenarios.py"])))
 """
 
 
@@ -118,10 +114,9 @@ def test_the_suite_runs_the_bounds_checked_build():
     assert sim.engine.jit.build().endswith("-boundscheck")
 
 
-# A cold compile of every loop: minutes of CPU, so past the suite's 15 min guard on a shared
-# machine where the child gets a fifth of a core. The child compiles into the suite's own
-# bounds-checked cache (sim.engine.jit.build) and loads what the suite compiled first:
-# every loop, compiled once for the whole suite (conftest.every_loop).
+# The fixture may compile every loop cold under this test's timeout: minutes of CPU, past the
+# suite's 15 min guard on a shared machine. The child then loads that bounds-checked build
+# from the suite's cache (sim.engine.jit.build) instead of compiling it again.
 @pytest.mark.timeout(2400)
 @pytest.mark.skipif(SLOW_ENGINE, reason="numba compiles nothing with the JIT off")
 def test_no_engine_index_is_negative(every_loop):
