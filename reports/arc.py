@@ -21,10 +21,9 @@ from reports.tally import from_row
 from sim.stats import Estimate, Tally
 from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
+from sim.store.quantities import COMEBACKS, GRID  # a line's worth and two; 2% steps
 
 COLUMNS = ("lead_changes", "decided_turn", "max_deficit", "half_leader")
-COMEBACKS = (10, 20)  # a line's worth (the 10 line) and two
-GRID = 50  # the median's resolution: steps of 2% of the game's turns
 EARLY, LATE = 0.80, 0.65  # the half-time leader's win rate: decided early, decided late
 
 

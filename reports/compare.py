@@ -30,7 +30,7 @@ from reports.stats import (
     paired_difference,
     rate_difference,
 )
-from reports.summary import END_ORDER, a_score, cells, first_score
+from reports.summary import a_score, cells, first_score
 from reports.tally import from_row, part_tallies, tallies, unit, unit_name
 from sim.players.specs import read_matchup
 from sim.stats import Estimate, Tally, p_text, unit_text
@@ -38,6 +38,7 @@ from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
 from sim.store.categories import ENDS
 from sim.store.folder import RunFolder
+from sim.store.quantities import END_ORDER
 
 ALPHA = 0.05
 NO_CHANGE = present.NO_CHANGE

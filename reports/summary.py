@@ -15,17 +15,16 @@ import polars as pl
 from scipy import special  # not scipy.stats: a second to import for one quantile
 
 from reports import arc as game_arc
-from reports.tally import CARD_RATES, card_sums, card_tally, from_row, part_tallies
+from reports.tally import CARD_RATES, card_sums, card_tally, from_row
 from sim.players.specs import read_matchup
 from sim.stats import Estimate, Tally, events, unit_text
 from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
-from sim.store.categories import ENDS
-from sim.store.folder import LINE_COLUMN, RunFolder, RunFolderError, first_line
+from sim.store import quantities
+from sim.store.folder import RunFolder, RunFolderError, first_line
 
 MIN_GAMES = 100
 WIDE_INTERVAL = 0.10
-END_ORDER = ("run", "deck_out", "stalled", "cpu_out")
 CARD_NOTE = (
     "Played vs not played is an association, not a cause: longer games see more cards played."
 )
@@ -211,27 +210,18 @@ def b_won() -> pl.Expr:
 
 
 def summarize(run: RunFolder, cards: pl.DataFrame | None = None) -> list[CellSummary]:
-    """Every config x match-up of the run, in the order the games table has them, from one
-    pass over its parts a few at a time (reports.tally.part_tallies)."""
-    seen = _seen(run)
-    lines = {config: run.lines(config) for config, _ in run.cells}
-    quantities: dict = {}
-    for (config, _), values in seen.items():
-        quantities |= cell_quantities(values, lines[config])
-    arcs = set(game_arc.COLUMNS) <= set(run.columns)  # runs from before #34 have none
-    quantities |= game_arc.quantities() if arcs else {}
-    columns = [c for c in run.columns if c not in ("config", "matchup")]
-    counted = part_tallies(list(run.parts), ["config", "matchup"], quantities, columns)
-    rows = {(r["config"], r["matchup"]): r for r in counted.iter_rows(named=True)}
-    units = {key: "game" if row["pairless:y"] else "pair" for key, row in rows.items()}
+    """Every config x match-up of the run, in the order the games table has them, from the
+    tallies the workers wrote (RunFolder.tallies)."""
+    tallies = run.tallies
+    units = {cell: t.unit for cell, t in tallies.items()}
     everywhere = "pair" if set(units.values()) == {"pair"} else "game"
     card_stats = _card_stats(everywhere, cards) if cards is not None else {}
+    arcs = set(game_arc.COLUMNS) <= set(run.columns)  # runs from before #34 have none
     out = []
     for config, matchup in run.cells:
-        row, unit = rows[(config, matchup)], units[(config, matchup)]
-        names = [
-            n for n in cell_quantities(seen[(config, matchup)], lines[config]) if _shown(n, row)
-        ]
+        counted, lines = tallies[(config, matchup)], run.lines(config)
+        row, unit = counted.row(), counted.unit
+        names = [n for n in cell_quantities(lines) if _shown(n, row)]
         p = {_label(n, matchup): Proportion.of(from_row(row, n), unit) for n in names}
         out.append(
             CellSummary(
@@ -243,7 +233,7 @@ def summarize(run: RunFolder, cards: pl.DataFrame | None = None) -> list[CellSum
                 _tiebreaks(p),
                 _values(p, "end:"),
                 _turns(row, unit),
-                [LineControl(v, *(p[f"line:{v}:{s}"] for s in CONTROL)) for v in lines[config]],
+                [LineControl(v, *(p[f"line:{v}:{s}"] for s in CONTROL)) for v in lines],
                 card_stats.get((config, matchup), []),
                 unit,
                 p[FIRST_SCORE],
@@ -271,14 +261,6 @@ def _label(name: str, matchup: str) -> str:
     return f"win:A ({read_matchup(matchup).first.text}) score" if name == A_SCORE else name
 
 
-def _seen(run: RunFolder) -> dict[tuple[str, str], dict]:
-    """Per cell, the end reasons and tie-break lines its games may show (every one the
-    tables know of; those never seen count 0 and are left out of the cell)."""
-    ends = [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)]
-    lines = sorted(int(m.group(1)) for c in run.columns if (m := LINE_COLUMN.match(c)))
-    return {cell: {"ends": ends, "ties": lines} for cell in run.cells}
-
-
 def _turns(row: dict, unit: str) -> Mean:
     """Mean turns with its standard deviation over games, its interval over units."""
     n, total, squares = int(row["games:y"]), row["turns:y"], row["turns_sq:y"]
@@ -287,36 +269,16 @@ def _turns(row: dict, unit: str) -> Mean:
     return Mean(n, mean, sd, from_row(row, "turns"), unit)
 
 
-def cell_quantities(seen: dict, lines: list[int]) -> dict:
-    """Every quantity summary shows of a cell whose games show `seen` end reasons and
-    tie-break lines, by name, as (y, z) for reports.tally."""
-    winner, outcome, line = pl.col("winner"), pl.col("outcome"), pl.col("tiebreak_line")
-    tie = outcome == "tiebreak"
-    ends = [v for v in END_ORDER if v in seen["ends"]] + sorted(set(seen["ends"]) - set(END_ORDER))
-    turns = pl.col("turns").cast(pl.Float64)
-    q = {
-        "games": (pl.col("game").is_not_null(), None),
-        "pairless": (pl.col("pair").is_null(), None),
-        "win:first seat": (winner == "first", None),
-        "win:second seat": (winner == "second", None),
-        "win:draw": (winner == "draw", None),
-        FIRST_SCORE: (first_score(), None),
-        A_SCORE: (a_score(), None),
-        **{f"outcome:{v}": (outcome == v, None) for v in ("points", "tiebreak", "draw")},
-        **{f"end:{v}": (pl.col("end_reason").cast(pl.String) == v, None) for v in ends},
-        "turns": (turns, None),
-        "turns_sq": (turns * turns, None),
-    }
-    for v in sorted(seen["ties"]):
-        on_line = tie & (line == v)
-        q[f"decided:{v}"] = (on_line, tie)
-        q[f"first_won:{v}"] = (on_line & (winner == "first"), on_line)
+def cell_quantities(lines: list[int]) -> list[str]:
+    """The names of every quantity summary shows of a cell whose config plays these lines
+    (store/quantities.py defines them): wins, scores, outcomes, end reasons, turns,
+    deciding lines, line control."""
+    named = quantities.quantities()
+    shown = [n for n in named if not n.startswith(("line:", "decided:", "first_won:", "arc:"))]
     for v in lines:
-        held = pl.col(f"line_{v}")
-        q[f"line:{v}:first"] = (held == "first", None)
-        q[f"line:{v}:second"] = (held == "second", None)
-        q[f"line:{v}:nobody"] = (held.is_null() | ~held.is_in(["first", "second"]), None)
-    return q
+        shown += [f"decided:{v}", f"first_won:{v}"]
+    shown += [f"line:{v}:{c}" for v in lines for c in CONTROL]
+    return shown + ["turns"]
 
 
 def first_score() -> pl.Expr:

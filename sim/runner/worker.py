@@ -164,12 +164,13 @@ def kernels_cached() -> bool:
     """Whether the compiled kernels every chunk's writing runs are on disk (a load in each
     worker, not a compile)."""
     from sim.engine.jit import cached
-    from sim.store import parquet, tables
+    from sim.store import parquet, tables, tallies
 
     used = (
         tables._transpose,
         tables._card_tally,
         tables._tally,
+        tallies._count,
         parquet._hybrid_into,
         parquet._used,
     )
@@ -189,11 +190,11 @@ def _zeroed_buffers(games: int):
 
 
 def _write_parts(task: Task, fields, cards, swapped, leads) -> dict[str, dict]:
-    """The chunk's part files (games, card tallies, lead tallies, and per-game cards if
+    """The chunk's part files (games, card tallies, lead tallies, tallies, per-game cards if
     asked for), and their records; a full disk or a lost folder is a ChunkError naming the
     folder (the atomic writes leave no half part behind)."""
     from sim.engine.game import R_WINNER
-    from sim.store import layout, tables
+    from sim.store import layout, tables, tallies
     from sim.store.leads import lead_columns
 
     chunk, cell, folder = task.chunk, task.chunk.cell, Path(task.out)
@@ -202,6 +203,8 @@ def _write_parts(task: Task, fields, cards, swapped, leads) -> dict[str, dict]:
         tally = tables.card_tally_columns(cell, task.swap, cards, fields[R_WINNER], swapped)
         parts = [(layout.GAMES, games), (layout.CARD_TALLIES, tally)]
         parts.append((layout.LEADS, lead_columns(cell, leads)))
+        counted = tallies.count_chunk(fields, swapped, task.swap)
+        parts.append((layout.TALLIES, tallies.tally_columns(cell, counted)))
         if task.per_game_cards:
             parts.append((layout.CARDS, tables.cards_columns(cell, chunk.start, task.swap, cards)))
         return {

@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from sim.store import layout, verify
+from sim.store.cell_tallies import CellTally, cell_tallies
 from sim.store.lock import holder
 from sim.store.seeding import Seeding, SeedsError, seeding
 from sim.store.verify import reader_warnings, unreadable
@@ -93,6 +94,15 @@ class RunFolder:
     def part_cells(self) -> dict:
         """Each part's (config, matchup, games), None for a part of several cells."""
         return part_cells(self.parts)
+
+    @cached_property
+    def tallies(self) -> dict[tuple[str, str], CellTally]:
+        """Each cell's summed tallies (store/cell_tallies.py), every summary figure's source."""
+        try:
+            return cell_tallies(self.path, list(self.parts))
+        except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
+            why = first_line(exc)
+            raise RunFolderError(f"{self.path}: cannot read the run's tallies: {why}") from None
 
     def table_parts(self, table: str) -> list[Path]:
         """The verified parts of another table (e.g. card_tallies) readers may count."""

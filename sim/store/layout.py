@@ -25,7 +25,8 @@ T = TypeVar("T")
 MANIFEST, BACKUP = "manifest.json", "manifest.backup.json"
 GAMES, CARD_TALLIES, CARDS = "games", "card_tallies", "cards"  # cards: opt-in, per game
 LEADS = "leads"  # games by turn and first seat's lead (store/leads.py); none before #34
-TABLES = (GAMES, CARD_TALLIES, CARDS, LEADS)
+TALLIES = "tallies"  # units by their games' codes (store/tallies.py); none before it
+TABLES = (GAMES, CARD_TALLIES, CARDS, LEADS, TALLIES)
 DIGEST = "sha256"  # hashlib's fastest here (OpenSSL's SHA extensions): ~2x blake2b
 
 

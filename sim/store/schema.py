@@ -80,11 +80,20 @@ LEAD_TYPES: dict[str, pa.DataType] = {  # per chunk, turn and lead (leads.py)
     "margin": pa.uint16(),  # by how many points
     "games": pa.uint64(),
 }
+TALLY_TYPES: dict[str, pa.DataType] = {  # per chunk, group and code (tallies.py)
+    "config": NAME,
+    "matchup": NAME,
+    "paired": pa.bool_(),  # the cell's units are seat-swapped pairs (else games)
+    "tally": ENUM,  # tallies.TALLIES: a group of quantities.py, or a DIRECT value
+    "code": pa.uint16(),  # a pair's codes (first * size + second), a game's, or 0 / 1
+    "count": pa.uint64(),  # units with that code; a DIRECT value's sum (0) or squares (1)
+}
 TYPES = {
     "games": GAMES_TYPES,
     "cards": CARDS_TYPES,
     "card_tallies": CARD_TALLY_TYPES,
     "leads": LEAD_TYPES,
+    "tallies": TALLY_TYPES,
 }
 
 

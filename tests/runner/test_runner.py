@@ -486,7 +486,7 @@ def test_per_game_cards_option_writes_a_part_that_is_verified(tmp_path):
     result = CliRunner().invoke(app, [*args, "--per-game-cards"], prog_name="sim")
     assert result.exit_code == 0, result.output
     (entry,) = json.loads((out / "manifest.json").read_text())["chunks"].values()
-    assert set(entry["parts"]) == {"games", "card_tallies", "cards", "leads"}
+    assert set(entry["parts"]) == {"games", "card_tallies", "cards", "leads", "tallies"}
     part = out / "cards" / entry["parts"]["cards"]["file"]
     part.write_bytes(part.read_bytes()[:100])
     check = CliRunner().invoke(app, ["verify", str(out)], prog_name="sim")
@@ -518,5 +518,6 @@ def test_the_parent_flushes_each_part_before_a_manifest_records_it(tmp_path, mon
     execute(make_plan(["base"], ["random,random"], 1000, 0, True, 200), out, RunOptions(2))
     manifest = layout.read_manifest(out)
     assert manifest["status"] == "complete"
-    assert sum(len(c["parts"]) for c in manifest["chunks"].values()) == 15
-    assert {str(out / t) for t in ("games", "card_tallies", "leads")} <= flushed  # folders
+    assert sum(len(c["parts"]) for c in manifest["chunks"].values()) == 5 * 4  # chunks x tables
+    tables = ("games", "card_tallies", "leads", "tallies")
+    assert {str(out / t) for t in tables} <= flushed  # their folders

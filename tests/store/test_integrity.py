@@ -49,6 +49,9 @@ def run(reference, tmp_path) -> Path:
     return out
 
 
+EVERY_CHUNK = ("games", "card_tallies", "leads", "tallies")  # the tables every chunk writes
+
+
 def cli(*args: str):
     return CliRunner().invoke(app, list(args), prog_name="sim")
 
@@ -63,13 +66,15 @@ def table(parts: list[Path], name: str) -> pl.DataFrame:
     if name == "leads":
         keys = ["config", "matchup", "turn", "ahead", "margin"]
         return frame.group_by(keys).agg(pl.all().sum()).sort(keys, nulls_last=True)
+    if name == "tallies":
+        keys = ["config", "matchup", "paired", "tally", "code"]
+        return frame.group_by(keys).agg(pl.all().sum()).sort(keys)
     return frame.sort(SORT)
 
 
 def same_tables(a: Path, b: Path) -> bool:
     return all(
-        table(counted_parts(a, t), t).equals(table(counted_parts(b, t), t))
-        for t in ("games", "card_tallies", "leads")
+        table(counted_parts(a, t), t).equals(table(counted_parts(b, t), t)) for t in EVERY_CHUNK
     )
 
 
@@ -108,7 +113,7 @@ def test_parts_are_recorded_with_the_checksum_of_their_bytes(run):
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["checksums"] == "sha256" and len(manifest["chunks"]) == GAMES // CHUNK
     for entry in manifest["chunks"].values():
-        for table_name in ("games", "card_tallies", "leads"):
+        for table_name in EVERY_CHUNK:
             record = entry["parts"][table_name]
             path = run / table_name / record["file"]
             assert record["bytes"] == path.stat().st_size
@@ -118,7 +123,7 @@ def test_parts_are_recorded_with_the_checksum_of_their_bytes(run):
 
 
 @pytest.mark.parametrize("kind", list(DAMAGE))
-@pytest.mark.parametrize("table_name", ["games", "card_tallies", "leads"])
+@pytest.mark.parametrize("table_name", EVERY_CHUNK)
 def test_a_damaged_part_is_found_left_out_and_replayed(run, reference, kind, table_name):
     victim = part(run, table_name, 2)
     DAMAGE[kind](victim)
@@ -263,12 +268,12 @@ def verify(out: Path):
 def test_verify_passes_a_sound_run_and_names_each_problem(run):
     clean = verify(run)
     assert clean.exit_code == 0, clean.output
-    assert f"fine     18 parts: 6 chunks, {GAMES:,} games" in clean.output
+    assert f"fine     24 parts: 6 chunks, {GAMES:,} games" in clean.output  # 4 tables
     DAMAGE["truncated"](part(run, "card_tallies", 3))
     damaged = verify(run)
     assert damaged.exit_code == 1
     assert "damaged  card_tallies/part-c000-000003.parquet: truncated" in damaged.output
-    assert "fine     15 parts: 5 chunks" in damaged.output
+    assert "fine     20 parts: 5 chunks" in damaged.output
 
 
 def test_verify_refuses_what_is_not_a_run_folder(tmp_path):

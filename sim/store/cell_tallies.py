@@ -1,0 +1,118 @@
+"""A run's tallies summed per cell (config, match-up): the verified parts of the `tallies`
+table the workers wrote, and for a chunk without one (played before the table existed) its
+games part counted by the same kernel. Readers take every figure from these sums."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from sim.stats import Tally
+from sim.store import layout, verify
+from sim.store.quantities import DIRECT, GROUPS, OFFSETS, moments
+
+Cell = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class CellTally:
+    """One cell's summed counts: the groups' histogram (flat, quantities.OFFSETS) and the
+    DIRECT values' sums and sums of squares, over pairs (paired) or games."""
+
+    hist: np.ndarray
+    direct: np.ndarray
+    paired: bool
+
+    @property
+    def unit(self) -> str:
+        """What the intervals count: 'pair' or 'game'."""
+        return "pair" if self.paired else "game"
+
+    @cached_property
+    def moments(self) -> dict[str, tuple]:
+        """Each quantity's Tally fields by name (quantities.moments)."""
+        return moments(self.hist, self.direct, self.paired)
+
+    def tally(self, name: str) -> Tally:
+        """One quantity's Tally."""
+        return Tally(*self.moments[name])
+
+    def row(self) -> dict:
+        """Every quantity's fields as `name:field` keys (the shape reports.tally rows have)."""
+        fields = ("units", "y", "z", "yy", "zz", "yz")
+        return {
+            f"{n}:{f}": v for n, m in self.moments.items() for f, v in zip(fields, m, strict=True)
+        }
+
+
+def cell_tallies(folder: Path, games_parts: list[Path]) -> dict[Cell, CellTally]:
+    """Every cell's CellTally: the tallies parts of the chunks that have one, the games
+    parts of the others (a games part and its chunk's tallies part share a file name)."""
+    tallied = {p.name: p for p in verify.counted_parts(folder, layout.TALLIES)}
+    sums: dict[Cell, list] = {}
+    for part in games_parts:
+        if part.name not in tallied:
+            for cell, counted in _games_counts(part):
+                _add(sums, cell, *counted)
+    parts = [tallied[p.name] for p in games_parts if p.name in tallied]
+    if parts:
+        for cell, counted in _part_counts(parts):
+            _add(sums, cell, *counted)
+    return {cell: CellTally(h, d, paired) for cell, (h, d, paired) in sums.items()}
+
+
+def _add(sums: dict, cell: Cell, hist, direct, paired: bool) -> None:
+    if cell not in sums:
+        sums[cell] = [hist, direct, paired]
+        return
+    held = sums[cell]
+    if held[2] != paired:
+        raise ValueError(f"cell {cell[0]} · {cell[1]} mixes seat-swapped pairs and single games")
+    held[0], held[1] = held[0] + hist, held[1] + direct
+
+
+def _part_counts(parts: list[Path]):
+    """(cell, (hist, direct, paired)) from the tallies parts, summed by polars."""
+    frame = (
+        pl.scan_parquet(parts)
+        .group_by("config", "matchup", "paired", "tally", "code")
+        .agg(pl.col("count").sum())
+        .with_columns(pl.col("config", "matchup", "tally").cast(pl.String))
+        .collect()
+    )
+    for (config, matchup, paired), rows in frame.group_by(
+        "config", "matchup", "paired", maintain_order=True
+    ):
+        hist = np.zeros(OFFSETS[-1], dtype=np.int64)
+        direct = np.zeros((len(DIRECT), 2), dtype=np.int64)
+        tally, code, count = (rows[c].to_numpy() for c in ("tally", "code", "count"))
+        for name in set(tally):
+            at = tally == name
+            if name in DIRECT:
+                direct[DIRECT.index(name), code[at]] = count[at]
+            else:
+                np.add.at(hist, OFFSETS[GROUPS.index(name)] + code[at], count[at])
+        yield (config, matchup), (hist, direct, bool(paired))
+
+
+def _games_counts(part: Path):
+    """(cell, (hist, direct, paired)) of each cell in a games part, counted by the kernel,
+    each cell's games in pair order."""
+    from sim.store.tallies import PART_COLUMNS, count_games
+
+    names = pl.read_parquet_schema(part)
+    wanted = ["config", "matchup", "game", *(c for c in PART_COLUMNS if c in names)]
+    frame = pl.read_parquet(part, columns=list(dict.fromkeys(wanted)))
+    if "pair" not in frame.columns:  # games played without seat swapping
+        frame = frame.with_columns(pl.lit(None, pl.UInt32).alias("pair"))
+    for (config, matchup), games in frame.group_by("config", "matchup", maintain_order=True):
+        games = games.sort("pair", "game", nulls_last=True)
+        pair = games["pair"].to_numpy()
+        if games["pair"].null_count() == 0 and (len(pair) % 2 or (pair[0::2] != pair[1::2]).any()):
+            raise ValueError(f"{part}: the games of {config} · {matchup} are not whole pairs")
+        *counted, paired = count_games(games)
+        yield (str(config), str(matchup)), (*counted, paired)

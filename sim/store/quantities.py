@@ -1,0 +1,123 @@
+"""The summaries' quantities as data over the tally's codes (sim/store/tallies.py counts
+them): a game gets one small code per group (its seat result, its outcome, each line's
+controller, ...), a unit is counted at its games' codes, and a quantity is a group with a
+game's y and z per code, so its sim.stats.Tally moments follow from the counts (moments).
+numpy only: the readers use it without loading the compiled kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.engine import game as eg
+from sim.engine.state import MAX_LINES
+from sim.store.categories import ENDS
+
+COMEBACKS = (10, 20)  # won after trailing by at least a line's worth (the 10 line), and two
+GRID = 50  # decided_turn / turns at or below each of GRID + 1 points: steps of 2%
+LINES = tuple(10 * (i + 1) for i in range(MAX_LINES))
+END_ORDER = ("run", "deck_out", "stalled", "cpu_out")  # how summaries list end reasons
+
+# Groups and their codes, in the order the kernel writes them; sizes are codes per game.
+TIE = 2  # outcome codes: points 0, draw 1, a tie-break 2 + 2 * line index + won by second
+NO_LINE = TIE + 2 * MAX_LINES  # a tie-break with no deciding line (solo: equal scores)
+DECIDED_NAN = GRID + 2  # decided codes: a draw 0, 1 + steps, a game of no turns (0 / 0)
+SIZES = {
+    "seat": 6,  # winner * 2 + swapped
+    "outcome": NO_LINE + 2,
+    "end": len(ENDS) + 1,  # 0: none
+    **{f"line_{v}": 3 for v in LINES},  # first, second, nobody
+    "half": 3,  # no half-time leader, a leader who lost or drew, a leader who won
+    "comeback": 2 + len(COMEBACKS),  # a draw, then the winner's deficit band
+    "decided": DECIDED_NAN + 1,
+}
+GROUPS = tuple(SIZES)
+DIRECT = ("turns", "turns_sq", "arc:lead_changes")  # summed per unit, no histogram
+OFFSETS = np.cumsum([0, *(SIZES[g] ** 2 for g in GROUPS)])  # each group's room for pairs
+
+
+def quantities() -> dict[str, tuple[str, np.ndarray, np.ndarray | None]]:
+    """Every quantity the summaries show, by name: (group, y of a game by code, z by code or
+    None when every game counts 1). docs/statistics.md defines each figure."""
+    q: dict = {}
+    seat = np.arange(SIZES["seat"])
+    won, swapped = seat // 2, seat % 2
+    draw = won == eg.DRAW
+    a_won = np.where(swapped == 1, won == eg.WIN_SECOND, won == eg.WIN_FIRST)
+    q["games"] = ("seat", np.ones(len(seat)), None)
+    q["win:first seat"] = ("seat", won == eg.WIN_FIRST, None)
+    q["win:second seat"] = ("seat", won == eg.WIN_SECOND, None)
+    q["win:draw"] = ("seat", draw, None)
+    q["seat:first score"] = ("seat", (won == eg.WIN_FIRST) + 0.5 * draw, None)
+    q["win:A score"] = ("seat", a_won + 0.5 * draw, None)
+    outcome = np.arange(SIZES["outcome"])
+    tie = outcome >= TIE
+    q["outcome:points"] = ("outcome", outcome == 0, None)
+    q["outcome:tiebreak"] = ("outcome", tie, None)
+    q["outcome:draw"] = ("outcome", outcome == 1, None)
+    for i, v in enumerate(LINES):
+        on_line = (outcome - TIE) // 2 == i
+        on_line &= tie & (outcome < NO_LINE)
+        q[f"decided:{v}"] = ("outcome", on_line, tie)
+        q[f"first_won:{v}"] = ("outcome", on_line & ((outcome - TIE) % 2 == 0), on_line)
+    end = np.arange(SIZES["end"])
+    for k in _end_order():
+        q[f"end:{ENDS[k]}"] = ("end", end == k + 1, None)
+    for v in LINES:
+        held = np.arange(3)
+        for code, name in enumerate(("first", "second", "nobody")):
+            q[f"line:{v}:{name}"] = (f"line_{v}", held == code, None)
+    half = np.arange(SIZES["half"])
+    q["arc:half_wins"] = ("half", half == 2, half >= 1)
+    band = np.arange(SIZES["comeback"])
+    for j, points in enumerate(COMEBACKS):
+        q[f"arc:comeback:{points}"] = ("comeback", band >= 2 + j, band >= 1)
+    decided = np.arange(SIZES["decided"])
+    for step in range(GRID + 1):
+        at_or_below = (decided >= 1) & (decided <= 1 + step)
+        q[f"arc:cdf:{step}"] = ("decided", at_or_below, decided >= 1)
+    return {name: (g, np.asarray(y, float), None if z is None else np.asarray(z, float))
+            for name, (g, y, z) in q.items()}  # fmt: skip
+
+
+def _end_order() -> list[int]:
+    """ENDS' indexes, END_ORDER's first."""
+    first = [ENDS.index(e) for e in END_ORDER if e in ENDS]
+    return first + [k for k in range(len(ENDS)) if k not in first]
+
+
+def moments(hist: np.ndarray, direct: np.ndarray, paired: bool) -> dict[str, tuple]:
+    """Each quantity's Tally fields (units, y, z, yy, zz, yz) from a cell's summed counts
+    (count_chunk's), by name: quantities(), DIRECT, and `pairless` (every game when the
+    cell's units are games, else none)."""
+    step = 2.0 if paired else 1.0
+    units = int(group_counts(hist, "seat", paired).sum())
+    out: dict[str, tuple] = {}
+    for name, (group, y, z) in quantities().items():
+        count = group_counts(hist, group, paired)
+        if paired:  # a unit's totals: its two games' values summed
+            y = y[:, None] + y[None, :]
+            z = None if z is None else z[:, None] + z[None, :]
+        weighted = count * y
+        if z is None:
+            total = float(weighted.sum())
+            out[name] = (units, total, units * step, float((weighted * y).sum()),
+                         units * step * step, total * step)  # fmt: skip
+        else:
+            out[name] = (int(count[z > 0].sum()), float(weighted.sum()),
+                         float((count * z).sum()), float((weighted * y).sum()),
+                         float((count * z * z).sum()), float((weighted * z).sum()))  # fmt: skip
+    for d, name in enumerate(DIRECT):
+        y, yy = float(direct[d, 0]), float(direct[d, 1])
+        out[name] = (units, y, units * step, yy, units * step * step, y * step)
+    games = 0.0 if paired else units * step
+    out["pairless"] = (units, games, units * step, games, units * step * step, games * step)
+    return out
+
+
+def group_counts(hist: np.ndarray, group: str, paired: bool) -> np.ndarray:
+    """A group's counts in a histogram: units by (first game's code, second's) when
+    paired, else games by code (the first SIZES[group] places of the group's room)."""
+    g, size = GROUPS.index(group), SIZES[group]
+    room = hist[OFFSETS[g] : OFFSETS[g + 1]]
+    return room.reshape(size, size) if paired else room[:size]
