@@ -12,7 +12,7 @@ counts, as every non-randomised interval does. Hence 5,000 pairs a run (10,000 g
 about 22 draws) and a truth from 1,000,000 pairs, whose own error (1.5% of the draw rate)
 stays well inside one step. The repetitions are one run of reps * pairs seat-swapped
 pairs split into reps groups by pair index: pairs are independent, so the groups are
-independent samples, each tallied by the workers' own code (tables.count_games) and turned
+independent samples, each tallied by the workers' own code (tallies.count_chunk) and turned
 into intervals by the function that writes winrates.parquet (summaries.winrates). Two
 consecutive groups of --aa-pairs pairs (the same pairs, cut finer) are an A/A comparison:
 different seeds, so unpaired, Holm over the primary family (first-seat rate and A's score)
@@ -65,21 +65,16 @@ def play_pairs(config, a: str, b: str, key: int, pairs: int) -> np.ndarray:
 
 def winrate_rows(cell, out: np.ndarray, pairs: int) -> list[dict]:
     """The winrates.parquet row of every group of `pairs` pairs, from the workers' tally."""
-    from sim.engine import game as eg
-    from sim.store import summaries, tables
+    from sim.store import summaries, tables, tallies
+    from sim.store.quantities import win_counts
 
     swapped = np.tile(np.array([False, True]), len(out) // 2)
     counts = []
     for start in range(0, len(out), 2 * pairs):
         g = slice(start, start + 2 * pairs)
-        c = tables.count_games(
-            cell,
-            out[g, eg.R_WINNER],
-            out[g, eg.R_OUTCOME],
-            out[g, eg.R_TIEBREAK_LINE],
-            out[g, eg.R_END],
-            swapped[g],
-        )
+        fields = tables.result_fields(out[g])
+        hist, _ = tallies.count_chunk(fields, swapped[g], True)
+        c = win_counts(cell, hist, True)
         c["wins"]["config"] = f"group{start // (2 * pairs):06d}"  # one row per group
         counts.append(c)
     return list(summaries.winrates(counts).iter_rows(named=True))

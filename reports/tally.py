@@ -1,8 +1,9 @@
 """Per-unit tallies (sim.stats.Tally) of a games or cards frame, for the reports.
 
 The unit is a game's seat-swapped pair (the games table's `pair` column), or the game itself
-when seats were not swapped (`pair` null). The runner's workers tally the same sums from the
-engine's arrays (sim.store.tables.count_games); a test holds the two to each other.
+when seats were not swapped (`pair` null). The summaries' own figures come from the tallies
+the workers write (sim/store/tallies.py); these serve quantities over any columns: paired
+comparisons, the tuner's metrics and styles, the HTML report's shares.
 """
 
 from __future__ import annotations

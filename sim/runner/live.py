@@ -28,7 +28,7 @@ class Live:
 
 
 class LiveTally:
-    """The plan's cells' win counts, summed as chunks land (tables.count_games' dicts)."""
+    """The plan's cells' win counts, summed as chunks land (quantities.win_counts' dicts)."""
 
     def __init__(self, plan: RunPlan):
         self._cells = {(c.config.name, c.matchup): c for c in plan.cells()}

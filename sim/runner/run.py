@@ -66,7 +66,7 @@ def execute(
     """Play the plan into out, holding its lock; `progress(done, total)` is called as games
     finish, `warn(message)` for parts set aside (default: a `warning:` line on stderr),
     `note(what)` before something is compiled (compile_first, while the workers start),
-    `watch(counts)` with each chunk's counts (tables.count_games), those on disk first."""
+    `watch(counts)` with each chunk's counts (quantities.win_counts), those on disk first."""
     with ExitStack() as stack:
         try:
             stack.enter_context(lock.hold(out))
@@ -104,7 +104,7 @@ def _locked(plan, out, options: RunOptions, hooks: _Hooks) -> RunResult:
     if watch:  # the chunks on disk first, counted now rather than at the end
         for c in chunks:
             if manifest["chunks"][c.name]["status"] == "done":
-                counts[c.name] = _count_part(out, c)
+                counts[c.name] = _count_part(out, c, manifest["chunks"][c.name])
                 watch(counts[c.name])
     if progress:
         progress(skipped, plan.total_games)
@@ -453,7 +453,10 @@ def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict], unsynced
     from sim.store import summaries
 
     try:
-        every = [counts[c.name] if c.name in counts else _count_part(out, c) for c in chunks]
+        every = [
+            counts[c.name] if c.name in counts else _count_part(out, c, manifest["chunks"][c.name])
+            for c in chunks
+        ]
         layout.write_parquet(summaries.winrates(every), out / "winrates.parquet")
         layout.write_parquet(summaries.tiebreaks(every), out / "tiebreaks.parquet")
     except OSError as exc:
@@ -463,8 +466,11 @@ def _finish(manifest: dict, out: Path, chunks, counts: dict[str, dict], unsynced
     _save(manifest, out, unsynced)
 
 
-def _count_part(out: Path, chunk) -> dict:
-    """count_games of a chunk an earlier invocation played, from its games part."""
-    from sim.store import tables
+def _count_part(out: Path, chunk, entry: dict) -> dict:
+    """The summary counts of a chunk an earlier invocation played (entry: its manifest
+    record), from its tallies part or, played before that table, its games part."""
+    from sim.store.cell_tallies import chunk_counts
+    from sim.store.quantities import win_counts
 
-    return tables.count_part(chunk.cell, layout.part_path(out, layout.GAMES, chunk.name))
+    hist, _, paired = chunk_counts(out, chunk.name, entry)
+    return win_counts(chunk.cell, hist, paired)

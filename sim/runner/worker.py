@@ -31,7 +31,7 @@ class Done:
     chunk: str
     games: int
     seconds: float
-    counts: dict | None = None  # tables.count_games of the chunk, for the run's summaries
+    counts: dict | None = None  # quantities.win_counts of the chunk, for the run's summaries
     write_seconds: float = 0.0  # of seconds, those spent building and writing the parts
     parts: dict | None = None  # table -> its part's record (layout.write_part), for the manifest
 
@@ -103,21 +103,14 @@ def _recorded(task: Task, out, cards, swapped, leads) -> tuple[dict, dict]:
     for the summaries."""
     import numpy as np
 
-    from sim.engine.game import R_END, R_OUTCOME, R_TIEBREAK_LINE, R_WINNER
-    from sim.store import tables
+    from sim.store import tables, tallies
+    from sim.store.quantities import win_counts
 
     fields = tables.result_fields(out)
     swapped = np.zeros(len(out), dtype=bool) if swapped is None else swapped
-    parts = _write_parts(task, fields, cards, swapped, leads)
-    counts = tables.count_games(
-        task.chunk.cell,
-        fields[R_WINNER],
-        fields[R_OUTCOME],
-        fields[R_TIEBREAK_LINE],
-        fields[R_END],
-        swapped,
-    )
-    return parts, counts
+    counted = tallies.count_chunk(fields, swapped, task.swap)
+    parts = _write_parts(task, fields, cards, swapped, leads, counted)
+    return parts, win_counts(task.chunk.cell, counted[0], task.swap)
 
 
 def record_blank(task: Task) -> None:
@@ -169,8 +162,9 @@ def kernels_cached() -> bool:
     used = (
         tables._transpose,
         tables._card_tally,
-        tables._tally,
-        tallies._count,
+        tallies._codes,
+        tallies._scatter,
+        tallies._direct,
         parquet._hybrid_into,
         parquet._used,
     )
@@ -189,10 +183,10 @@ def _zeroed_buffers(games: int):
     return buffers
 
 
-def _write_parts(task: Task, fields, cards, swapped, leads) -> dict[str, dict]:
-    """The chunk's part files (games, card tallies, lead tallies, tallies, per-game cards if
-    asked for), and their records; a full disk or a lost folder is a ChunkError naming the
-    folder (the atomic writes leave no half part behind)."""
+def _write_parts(task: Task, fields, cards, swapped, leads, counted) -> dict[str, dict]:
+    """The chunk's part files (games, card tallies, lead tallies, its tallies `counted`,
+    per-game cards if asked for), and their records; a full disk or a lost folder is a
+    ChunkError naming the folder (the atomic writes leave no half part behind)."""
     from sim.engine.game import R_WINNER
     from sim.store import layout, tables, tallies
     from sim.store.leads import lead_columns
@@ -203,7 +197,6 @@ def _write_parts(task: Task, fields, cards, swapped, leads) -> dict[str, dict]:
         tally = tables.card_tally_columns(cell, task.swap, cards, fields[R_WINNER], swapped)
         parts = [(layout.GAMES, games), (layout.CARD_TALLIES, tally)]
         parts.append((layout.LEADS, lead_columns(cell, leads)))
-        counted = tallies.count_chunk(fields, swapped, task.swap)
         parts.append((layout.TALLIES, tallies.tally_columns(cell, counted)))
         if task.per_game_cards:
             parts.append((layout.CARDS, tables.cards_columns(cell, chunk.start, task.swap, cards)))

@@ -65,6 +65,17 @@ def cell_tallies(folder: Path, games_parts: list[Path]) -> dict[Cell, CellTally]
     return {cell: CellTally(h, d, paired) for cell, (h, d, paired) in sums.items()}
 
 
+def chunk_counts(folder: Path, name: str, entry: dict) -> tuple:
+    """One chunk's (hist, direct, paired), its manifest record `entry`: from its tallies part
+    when it wrote one, else from its games part."""
+    parts = entry.get("parts") or {}
+    if layout.TALLIES in parts:
+        (_, counted), *_ = _part_counts([layout.part_path(folder, layout.TALLIES, name)])
+        return counted
+    (_, counted), *_ = _games_counts(layout.part_path(folder, layout.GAMES, name))
+    return counted
+
+
 def _add(sums: dict, cell: Cell, hist, direct, paired: bool) -> None:
     if cell not in sums:
         sums[cell] = [hist, direct, paired]
@@ -102,7 +113,7 @@ def _part_counts(parts: list[Path]):
 def _games_counts(part: Path):
     """(cell, (hist, direct, paired)) of each cell in a games part, counted by the kernel,
     each cell's games in pair order."""
-    from sim.store.tallies import PART_COLUMNS, count_games
+    from sim.store.tallies import PART_COLUMNS, count_frame
 
     names = pl.read_parquet_schema(part)
     wanted = ["config", "matchup", "game", *(c for c in PART_COLUMNS if c in names)]
@@ -114,5 +125,5 @@ def _games_counts(part: Path):
         pair = games["pair"].to_numpy()
         if games["pair"].null_count() == 0 and (len(pair) % 2 or (pair[0::2] != pair[1::2]).any()):
             raise ValueError(f"{part}: the games of {config} · {matchup} are not whole pairs")
-        *counted, paired = count_games(games)
+        *counted, paired = count_frame(games)
         yield (str(config), str(matchup)), (*counted, paired)

@@ -121,3 +121,97 @@ def group_counts(hist: np.ndarray, group: str, paired: bool) -> np.ndarray:
     g, size = GROUPS.index(group), SIZES[group]
     room = hist[OFFSETS[g] : OFFSETS[g + 1]]
     return room.reshape(size, size) if paired else room[:size]
+
+
+# --- the run's summary tables' counts (store/summaries.py), from a chunk's or run's counts --
+
+
+def win_counts(cell, hist: np.ndarray, paired: bool) -> dict:
+    """Counts of one cell's units (its `hist`, count_chunk's) for the summary tables: a
+    row of summaries.WIN_KEYS and WIN_COUNTS (wins by seat and by strategy, units with the
+    same winner in both games, units by A's and by the first seat's half points) and long
+    tie-break rows (summaries.TIE_KEYS, a count, the units with it in both games)."""
+    seat = group_counts(hist, "seat", paired)
+    won, swapped = np.arange(6) // 2, np.arange(6) % 2
+    a_won = np.where(swapped == 1, won == eg.WIN_SECOND, won == eg.WIN_FIRST)
+    b_won = (won != eg.DRAW) & ~a_won
+    draw = won == eg.DRAW
+    units = int(seat.sum())
+
+    def games(per_code: np.ndarray) -> int:
+        return int(_per_game(seat, per_code, paired).sum())
+
+    def both(per_code: np.ndarray) -> int:
+        return int((seat * np.outer(per_code, per_code)).sum()) if paired else 0
+
+    half = 2 * a_won + draw  # A's half points in a game
+    first_half = 2 * (won == eg.WIN_FIRST) + draw
+    wins = {
+        "config": cell.config.name,
+        "config_hash": cell.config.hash,
+        "matchup": cell.matchup,
+        "games": units * (2 if paired else 1),
+        "units": units,
+        "first_wins": games(won == eg.WIN_FIRST),
+        "second_wins": games(won == eg.WIN_SECOND),
+        "draws": games(draw),
+        "a_wins": games(a_won),
+        "b_wins": games(b_won),
+        "first_both": both(won == eg.WIN_FIRST),
+        "second_both": both(won == eg.WIN_SECOND),
+        "draw_both": both(draw),
+        **{f"a_points_{h}": n for h, n in enumerate(_by_unit_value(seat, half, paired))},
+        **{f"first_points_{h}": n for h, n in enumerate(_by_unit_value(seat, first_half, paired))},
+    }
+    return {"wins": wins, "ties": _tie_rows(cell, hist, paired)}
+
+
+def _per_game(counts: np.ndarray, per_code: np.ndarray, paired: bool) -> np.ndarray:
+    """Each unit-count weighted by its games' summed per-code values."""
+    per_code = np.asarray(per_code, dtype=np.int64)
+    return counts * (per_code[:, None] + per_code[None, :]) if paired else counts * per_code
+
+
+def _by_unit_value(counts: np.ndarray, per_code: np.ndarray, paired: bool) -> list[int]:
+    """Units by their games' summed value (0..4 for pairs, 0..2 for games: half points)."""
+    per_code = np.asarray(per_code, dtype=np.int64)
+    value = (per_code[:, None] + per_code[None, :]) if paired else per_code
+    return [int(counts[value == h].sum()) for h in range(5)]
+
+
+def _tie_rows(cell, hist: np.ndarray, paired: bool) -> list[tuple]:
+    """Long tie-break rows: games by outcome, tie-breaks by deciding line (None: none) and
+    winning seat, games by end reason (None: none), each with the units having it in both
+    of their games."""
+    from sim.store.categories import OUTCOMES, WINNERS
+
+    key = (cell.config.name, cell.matchup)
+    rows = []
+    outcome = group_counts(hist, "outcome", paired)
+    codes = np.arange(SIZES["outcome"])
+    kind = np.where(codes == 0, eg.OUTCOME_POINTS, eg.OUTCOME_TIEBREAK)
+    kind = np.where(codes == 1, eg.OUTCOME_DRAW, kind)
+    for k, name in enumerate(OUTCOMES):
+        count, both = _count_both(outcome, kind == k, paired)
+        if count:
+            rows.append((*key, "outcome", name, None, count, both))
+    line_value = np.where(codes >= NO_LINE, 0, 10 * ((codes - TIE) // 2 + 1))
+    winner = np.where((codes - TIE) % 2 == 1, eg.WIN_SECOND, eg.WIN_FIRST)
+    for code in sorted(range(TIE, SIZES["outcome"]), key=lambda c: (line_value[c], winner[c])):
+        count, both = _count_both(outcome, codes == code, paired)
+        if count:
+            line = str(line_value[code]) if line_value[code] else None
+            rows.append((*key, "tiebreak_line", line, WINNERS[winner[code]], count, both))
+    end = group_counts(hist, "end", paired)
+    for code in range(SIZES["end"]):
+        count, both = _count_both(end, np.arange(SIZES["end"]) == code, paired)
+        if count:
+            reason = ENDS[code - 1] if code else None
+            rows.append((*key, "end_reason", reason, None, count, both))
+    return rows
+
+
+def _count_both(counts: np.ndarray, has: np.ndarray, paired: bool) -> tuple[int, int]:
+    """Games with the property `has` (per code), and units with it in both games."""
+    count = int(_per_game(counts, has, paired).sum())
+    return count, int((counts * np.outer(has, has)).sum()) if paired else 0

@@ -1,5 +1,5 @@
 """The run's summary tables, winrates.parquet and tiebreaks.parquet, summed from every
-chunk's counts (tables.count_games). Only polars and sim.stats: the parent writes these at
+chunk's counts (quantities.win_counts). Only polars and sim.stats: the parent writes these at
 the end of a run, where every import is time the whole run waits for.
 
 Every interval counts the cell's units (seat-swapped pairs, or games when seats were not

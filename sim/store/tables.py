@@ -1,4 +1,4 @@
-"""The part tables' columns, built from the engine's arrays, and each chunk's summary counts.
+"""The part tables' columns, built from the engine's arrays.
 
 Part columns come straight from the engine's numpy arrays and are written by the runner's
 own Parquet writer (parquet.py): at millions of games the writing must cost a small
@@ -57,7 +57,7 @@ def _enum(name: str, codes: np.ndarray, categories: tuple[str, ...], valid=None)
 
 def result_fields(out: np.ndarray) -> np.ndarray:
     """The engine's [game, field] result rows as contiguous [field, game] columns, in this
-    thread's reused array (valid until its next call): what games_columns and count_games
+    thread's reused array (valid until its next call): what games_columns and the tallies
     read, each column in one sweep."""
     shape = out.shape[::-1]
     fields = reused("fields", (shape, out.dtype), lambda: np.empty(shape, dtype=out.dtype))
@@ -285,127 +285,3 @@ def _moments(acc, hist, sums, seats, top):
                     acc[s, j, base + 3] += n * yv * yv
                     acc[s, j, base + 4] += n * zv * zv
                     acc[s, j, base + 5] += n * yv * zv
-
-
-# --- summaries: additive counts per chunk, summed over the run -----------------------------
-
-
-def count_games(cell, winner, outcome, tiebreak_line, end, swapped) -> dict:
-    """A chunk's win counts (one row of summaries.WIN_KEYS and WIN_COUNTS) and tie-break
-    counts (long rows of summaries.TIE_KEYS, a count, and the units with it in both games),
-    from its engine codes: winner and outcome as the engine writes them, tiebreak_line 0 for
-    none, end reason code (0 for none), swapped flags. The unit is the seat-swapped pair when
-    the cell swaps (a chunk holds whole pairs), else the game. Additive: a run's counts are
-    the sums of its chunks'."""
-    pairs = bool(cell.swap)
-    if pairs and len(winner) % 2:
-        raise ValueError(f"a chunk of {cell.matchup} holds half a pair ({len(winner)} games)")
-    seats, points, outcomes, lines, ends = _tally(
-        winner, outcome, tiebreak_line, end, swapped, len(ENDS) + 1, pairs
-    )
-    by_seat, both_seat, swapped_wins = seats
-    first, second = by_seat[eg.WIN_FIRST], by_seat[eg.WIN_SECOND]
-    first_swapped, second_swapped = swapped_wins[eg.WIN_FIRST], swapped_wins[eg.WIN_SECOND]
-    wins = {
-        "config": cell.config.name,
-        "config_hash": cell.config.hash,
-        "matchup": cell.matchup,
-        "games": len(winner),
-        "units": len(winner) // 2 if pairs else len(winner),
-        "first_wins": int(first),
-        "second_wins": int(second),
-        "draws": int(by_seat[eg.DRAW]),
-        "a_wins": int(first - first_swapped + second_swapped),
-        "b_wins": int(second - second_swapped + first_swapped),
-        "first_both": int(both_seat[eg.WIN_FIRST]),
-        "second_both": int(both_seat[eg.WIN_SECOND]),
-        "draw_both": int(both_seat[eg.DRAW]),
-        **{f"a_points_{h}": int(points[0, h]) for h in range(5)},
-        **{f"first_points_{h}": int(points[1, h]) for h in range(5)},
-    }
-    return {"wins": wins, "ties": _tie_rows(cell, *outcomes, *lines, *ends)}
-
-
-def _tie_rows(cell, outcomes, outcomes_both, lines, lines_both, ends, ends_both) -> list:
-    """Long tie-break rows (config, matchup, category, value, seat, count, both)."""
-    key = (cell.config.name, cell.matchup)
-    ties = []
-    for code in np.flatnonzero(outcomes):
-        count, both = int(outcomes[code]), int(outcomes_both[code])
-        ties.append((*key, "outcome", OUTCOMES[code], None, count, both))
-    for pair in np.flatnonzero(lines):
-        line, seat = divmod(int(pair), 4)
-        count, both = int(lines[pair]), int(lines_both[pair])
-        ties.append(
-            (*key, "tiebreak_line", str(line) if line else None, WINNERS[seat], count, both)
-        )
-    for code in np.flatnonzero(ends):
-        reason = ENDS[code - 1] if code else None
-        ties.append((*key, "end_reason", reason, None, int(ends[code]), int(ends_both[code])))
-    return ties
-
-
-@numba.njit(cache=True)
-def _tally(winner, outcome, tiebreak_line, end, swapped, reasons, pairs):
-    """count_games' counts in one pass. Row 0 of each array counts games, row 1 units with
-    the value in both games: wins by seat code (row 2: swapped games), outcomes, (deciding
-    line * 4 + winner) of tie-breaks, end reason codes; and units by A's half points (row 0
-    of points) and by the first seat's (row 1). A unit is games 2i, 2i+1 when pairs, else
-    one game."""
-    seats, points = np.zeros((3, 3), np.int64), np.zeros((2, 5), np.int64)
-    outcomes, lines = np.zeros((2, 3), np.int64), np.zeros((2, 256 * 4), np.int64)
-    ends = np.zeros((2, reasons), np.int64)
-    step = 2 if pairs else 1
-    for u in range(0, len(winner), step):
-        half = first = 0
-        for g in range(u, u + step):
-            w = winner[g]
-            seats[0, w] += 1
-            seats[2, w] += swapped[g]
-            if w == eg.DRAW:
-                half += 1
-                first += 1
-            elif w == (eg.WIN_SECOND if swapped[g] else eg.WIN_FIRST):
-                half += 2
-            if w == eg.WIN_FIRST:
-                first += 2
-            outcomes[0, outcome[g]] += 1
-            if outcome[g] == eg.OUTCOME_TIEBREAK:
-                lines[0, tiebreak_line[g] * 4 + w] += 1
-            ends[0, end[g]] += 1
-        points[0, half] += 1
-        points[1, first] += 1
-        v = u + 1
-        if pairs and winner[u] == winner[v]:
-            seats[1, winner[u]] += 1
-        if pairs and outcome[u] == outcome[v]:
-            outcomes[1, outcome[u]] += 1
-            same = winner[u] == winner[v] and tiebreak_line[u] == tiebreak_line[v]
-            if outcome[u] == eg.OUTCOME_TIEBREAK and same:
-                lines[1, tiebreak_line[u] * 4 + winner[u]] += 1
-        if pairs and end[u] == end[v]:
-            ends[1, end[u]] += 1
-    return seats, points, outcomes, lines, ends
-
-
-def count_part(cell, path) -> dict:
-    """count_games for a games part already on disk (a chunk finished by an earlier run)."""
-    import polars as pl
-
-    games = pl.read_parquet(
-        path, columns=["winner", "outcome", "tiebreak_line", "end_reason", "swapped"]
-    )
-
-    def codes(name: str, categories: tuple[str, ...]) -> pl.Series:
-        """The engine's codes back: polars reads the text as Categorical, whose own codes
-        are not the categories' order."""
-        return games[name].cast(pl.String).cast(pl.Enum(categories)).to_physical()
-
-    return count_games(
-        cell,
-        codes("winner", WINNERS).to_numpy(),
-        codes("outcome", OUTCOMES).to_numpy(),
-        games["tiebreak_line"].fill_null(0).to_numpy(),
-        (codes("end_reason", ENDS).cast(pl.Int64) + 1).fill_null(0).to_numpy(),
-        games["swapped"].to_numpy(),
-    )

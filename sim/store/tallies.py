@@ -5,7 +5,7 @@ turns and lead changes, too many values for a histogram, are summed per unit (DI
 Each chunk's counts are a part of the `tallies` table (tally_columns); readers sum the
 parts of a cell and take every quantity's moments from the sums (quantities.moments). A
 games part written before the table existed is counted by the same kernel
-(count_games).
+(count_frame).
 """
 
 from __future__ import annotations
@@ -29,9 +29,11 @@ from sim.store.quantities import (
     SIZES,
     TIE,
 )
+from sim.store.tables import reused
 
 _SIZES = np.array([SIZES[g] for g in GROUPS], dtype=np.int64)
 _N_DIRECT = len(DIRECT)
+_HALF = GROUPS.index("half")  # then comeback and decided
 TALLIES = (*GROUPS, *DIRECT)  # the part's `tally` values
 
 
@@ -47,7 +49,7 @@ def count_chunk(fields: np.ndarray, swapped: np.ndarray, paired: bool) -> tuple:
     )  # fmt: skip
 
 
-def count_games(games) -> tuple:
+def count_frame(games) -> tuple:
     """count_chunk for a polars frame of one cell's games in the order the runner writes
     them (a pair's two games side by side), with the columns of PART_COLUMNS it has: the
     games table's values back to the engine's codes."""
@@ -83,68 +85,81 @@ PART_COLUMNS = (
 )  # fmt: skip
 
 
-@numba.njit(cache=True)
 def _count(winner, swapped, outcome, tie_line, end, turns, lines, changes, decided, deficit,
            half, paired):  # fmt: skip
-    """count_chunk's histograms and direct sums in one pass over the units: each game's
-    codes first (_game_codes), then one count per group at the unit's codes."""
+    """count_chunk's histograms and direct sums: every game's codes, then the units'
+    counts group by group (two passes measured 1.1 ms a 100,000-game chunk, one pass 1.8)."""
+    n = len(winner)
+    codes = reused("tally codes", n, lambda: np.empty((len(GROUPS), n), dtype=np.uint8))
+    _codes(winner, swapped, outcome, tie_line, end, turns, lines, decided, deficit, half, codes)
     hist = np.zeros(OFFSETS[-1], dtype=np.int64)
-    direct = np.zeros((_N_DIRECT, 2), dtype=np.int64)
-    n_groups = len(_SIZES)
-    a = np.empty(n_groups, dtype=np.int64)
-    b = np.empty(n_groups, dtype=np.int64)
-    step = 2 if paired else 1
-    for u in range(0, len(winner) - step + 1, step):
-        _game_codes(u, winner, swapped, outcome, tie_line, end, turns, lines, decided,
-                    deficit, half, a)  # fmt: skip
-        t, t2, lc = np.int64(turns[u]), np.int64(turns[u]) ** 2, np.int64(changes[u])
+    _scatter(codes, paired, hist)
+    return hist, _direct(turns, changes, paired)
+
+
+@numba.njit(cache=True)
+def _codes(winner, swapped, outcome, tie_line, end, turns, lines, decided, deficit, half, codes):
+    """Each game's code in each group (quantities.SIZES' order), branch-free where it can:
+    a chunk's outcomes are as good as random, so branches would mispredict."""
+    for i in range(len(winner)):
+        w, o, tl, dt = np.int64(winner[i]), np.int64(outcome[i]), np.int64(tie_line[i]), decided[i]
+        codes[0, i] = w * 2 + np.int64(swapped[i])
+        tie = np.int64(o == eg.OUTCOME_TIEBREAK)
+        tie_code = TIE + 2 * (tl // 10 - 1) if tl > 0 else NO_LINE
+        codes[1, i] = np.int64(o == eg.OUTCOME_DRAW) + tie * (
+            tie_code + np.int64(w == eg.WIN_SECOND)
+        )
+        codes[2, i] = end[i]
+        leader = np.int64(half[i])
+        codes[_HALF, i] = np.int64(leader >= 0) * (1 + np.int64(leader == w))
+        won = np.int64(dt >= 0)
+        band = np.int64(1)
+        for points in COMEBACKS:
+            band += np.int64(deficit[i] >= points)
+        codes[_HALF + 1, i] = won * band
+        t = np.int64(turns[i])
+        # the first grid step s with decided / turns <= s / GRID: an exact ceiling (a ratio
+        # of small integers is never within rounding of an integer it is not)
+        steps = np.int64(np.ceil(GRID * np.float64(max(dt, 0)) / max(t, 1)))
+        codes[_HALF + 2, i] = won * (1 + steps if t > 0 else DECIDED_NAN)
+    for line in range(lines.shape[0]):
+        for i in range(len(winner)):
+            who = np.int64(lines[line, i])
+            codes[3 + line, i] = who + 3 * np.int64(who < 0)  # -1 (nobody) -> 2
+
+
+@numba.njit(cache=True)
+def _scatter(codes, paired, hist):
+    """Count each unit at its games' codes, group by group."""
+    n = codes.shape[1]
+    for g in range(codes.shape[0]):
+        room, size = OFFSETS[g], _SIZES[g]
         if paired:
-            v = u + 1
-            _game_codes(v, winner, swapped, outcome, tie_line, end, turns, lines, decided,
-                        deficit, half, b)  # fmt: skip
-            t, t2, lc = t + turns[v], t2 + np.int64(turns[v]) ** 2, lc + changes[v]
-            for g in range(n_groups):
-                hist[OFFSETS[g] + a[g] * _SIZES[g] + b[g]] += 1
+            for u in range(0, n - 1, 2):
+                hist[room + codes[g, u] * size + codes[g, u + 1]] += 1
         else:
-            for g in range(n_groups):
-                hist[OFFSETS[g] + a[g]] += 1
+            for i in range(n):
+                hist[room + codes[g, i]] += 1
+
+
+@numba.njit(cache=True)
+def _direct(turns, changes, paired):
+    """DIRECT's per-unit sums and sums of squares: turns, turns squared, lead changes."""
+    direct = np.zeros((_N_DIRECT, 2), dtype=np.int64)
+    step = 2 if paired else 1
+    for u in range(0, len(turns) - step + 1, step):
+        t = t2 = lc = np.int64(0)
+        for i in range(u, u + step):
+            t += turns[i]
+            t2 += np.int64(turns[i]) * np.int64(turns[i])
+            lc += changes[i]
         direct[0, 0] += t
         direct[0, 1] += t * t
         direct[1, 0] += t2
         direct[1, 1] += t2 * t2
         direct[2, 0] += lc
         direct[2, 1] += lc * lc
-    return hist, direct
-
-
-@numba.njit(cache=True, inline="always")
-def _game_codes(i, winner, swapped, outcome, tie_line, end, turns, lines, decided, deficit,
-                half, codes):  # fmt: skip
-    """Game i's code in each group (quantities.SIZES' order), branch-free where it can:
-    a chunk's outcomes are as good as random, so branches would mispredict."""
-    w, o, tl, dt = np.int64(winner[i]), np.int64(outcome[i]), np.int64(tie_line[i]), decided[i]
-    codes[0] = w * 2 + np.int64(swapped[i])
-    tie = np.int64(o == eg.OUTCOME_TIEBREAK)
-    tie_code = TIE + 2 * (tl // 10 - 1) if tl > 0 else NO_LINE
-    codes[1] = np.int64(o == eg.OUTCOME_DRAW) + tie * (tie_code + np.int64(w == eg.WIN_SECOND))
-    codes[2] = end[i]
-    g = 3
-    for line in range(lines.shape[0]):
-        who = np.int64(lines[line, i])
-        codes[g] = who + 3 * np.int64(who < 0)  # -1 (nobody) -> 2
-        g += 1
-    leader = np.int64(half[i])
-    codes[g] = np.int64(leader >= 0) * (1 + np.int64(leader == w))
-    won = np.int64(dt >= 0)
-    band = np.int64(1)
-    for points in COMEBACKS:
-        band += np.int64(deficit[i] >= points)
-    codes[g + 1] = won * band
-    t = np.int64(turns[i])
-    # the first grid step s with decided / turns <= s / GRID: an exact ceiling (a ratio of
-    # small integers is never within rounding of an integer it is not)
-    steps = np.int64(np.ceil(GRID * np.float64(max(dt, 0)) / max(t, 1)))
-    codes[g + 2] = won * (1 + steps if t > 0 else DECIDED_NAN)
+    return direct
 
 
 def tally_columns(cell, counts: tuple) -> list[Column]:

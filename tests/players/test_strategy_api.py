@@ -212,12 +212,16 @@ def test_show_replays_a_python_strategy_game_and_reports_its_failure():
 def test_winrates_split_match_ups_only_at_the_top_level_comma():
     from types import SimpleNamespace
 
+    from sim.play.batch import result_buffers
+    from sim.store.quantities import win_counts
     from sim.store.summaries import winrates
-    from sim.store.tables import count_games
+    from sim.store.tables import result_fields
+    from sim.store.tallies import count_chunk
 
     a, b = spec("Weighted") + "(weight=1,label='z')", "random"
     cell = SimpleNamespace(config=BASE, matchup=f"{a},{b}", a=a, b=b, swap=False)
-    zeros = np.zeros(2, dtype=np.int64)
-    counts = count_games(cell, zeros, zeros, zeros, zeros + 2, np.zeros(2, dtype=bool))
-    table = winrates([counts])
+    out, _ = result_buffers(2)
+    out[:] = 0  # two games the first seat won on points
+    hist, _ = count_chunk(result_fields(out), np.zeros(2, dtype=bool), False)
+    table = winrates([win_counts(cell, hist, False)])
     assert table.select("a", "b").rows() == [(a, b)]
