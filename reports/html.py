@@ -25,18 +25,12 @@ from reports.html_skill import skill_section
 from reports.lead_bands import bands_section
 from reports.render import render
 from reports.stats import Difference, holm, rate_difference
-from reports.summary import a_score, a_won, b_won, first_score
 from reports.tally import (
-    add_tallies,
     card_sums,
     column_codes,
     from_row,
     part_shape,
-    part_tallies,
     read_parts,
-    tallies,
-    tallies_frame,
-    tally_columns,
 )
 from reports.verdict import DEFAULT_MARGIN, decide
 from sim.players.specs import split_top_level
@@ -64,6 +58,7 @@ class Run:
     games: pl.LazyFrame
     cards: pl.LazyFrame | None  # the card tallies (sim.store.tables.card_tally_columns)
     parts: tuple[Path, ...] = ()  # the verified games parts, read a few at a time
+    tallies: dict = field(default_factory=dict)  # (config, matchup) -> the workers' CellTally
     cache: dict = field(default_factory=dict, compare=False)  # what one pass over parts found
 
 
@@ -74,9 +69,13 @@ def load_run(folder: Path) -> Run:
         run = open_run(folder)
     except RunFolderError as exc:
         raise ReportError(str(exc)) from None
+    try:
+        counted = run.tallies
+    except RunFolderError as exc:
+        raise ReportError(str(exc)) from None
     cards = run.table_parts("card_tallies")
-    tallies = pl.scan_parquet(cards) if cards else None  # the card tallies
-    return Run(folder, run.manifest, plain(run.scan()), tallies, run.parts)
+    card_tallies = pl.scan_parquet(cards) if cards else None
+    return Run(folder, run.manifest, plain(run.scan()), card_tallies, run.parts, counted)
 
 
 def write_report(folder: Path, out: Path, margin: float = DEFAULT_MARGIN) -> Path:
@@ -137,21 +136,6 @@ def estimate_text(e: Estimate) -> str:
 def estimate(r: dict, name: str) -> Estimate:
     """Quantity name's estimate from a row of reports.tally.tallies."""
     return rate_estimate(from_row(r, name), r.get("unit", "pair"))
-
-
-def _seeds_expr() -> pl.Expr:
-    """Independent units in a group: seat-swapped pairs count once, unpaired games each."""
-    return (pl.col("pair").drop_nulls().n_unique() + pl.col("pair").null_count()).alias("seeds")
-
-
-def _unit_expr() -> pl.Expr:
-    """'pair' for a group of seat-swapped pairs, else 'game'."""
-    return (
-        pl.when(pl.col("pair").null_count() == 0)
-        .then(pl.lit("pair"))
-        .otherwise(pl.lit("game"))
-        .alias("unit")
-    )
 
 
 @dataclass(frozen=True)
@@ -220,17 +204,9 @@ def overview(run: Run) -> dict:
 
 def _pair_counts(run: Run) -> tuple[int, int, int]:
     """Games, seat-swapped pairs, and pairs whose two games ended identically (a part holds
-    whole pairs), from the one pass over the parts; over the whole frame without parts."""
-    if run.parts:
-        counts = part_counts(run)
-        return counts.games, counts.pairs, counts.copies
-    query = (
-        run.games.group_by("pair", *KEYS)
-        .agg(pl.len().alias("n"), pl.struct(*COPY).n_unique().alias("distinct"))
-        .select(*_pair_sums())
-    )
-    row = query.collect().row(0)
-    return int(row[0] or 0), int(row[1] or 0), int(row[2] or 0)
+    whole pairs), from the one pass over the parts."""
+    counts = part_counts(run)
+    return counts.games, counts.pairs, counts.copies
 
 
 COPY = ("winner", "turns", "score_first")  # two games of a pair that agree on these: a copy
@@ -278,25 +254,22 @@ class PartCounts:
 
 
 def part_counts(run: Run) -> PartCounts:
-    """PartCounts of the run's parts (one pass with cell_tallies, cached on the run)."""
+    """PartCounts of the run's parts (one pass over them, cached on the run)."""
     if "counts" not in run.cache:
         _read_parts_once(run)
     return run.cache["counts"]
 
 
 def _read_parts_once(run: Run) -> None:
-    """Read every part once for both part_counts and cell_tallies; cache both on the run."""
-    parts, quantities = list(run.parts), _report_quantities(run)
-    roots = [r for y, _ in quantities.values() for r in y.meta.root_names()]
-    wanted = dict.fromkeys(
-        [*tally_columns(parts, KEYS, roots), *KEYS, "pair", "game", *COPY, *HISTOGRAMS]
-    )
+    """Read every part once for part_counts (the figures the workers' tallies do not hold:
+    seeds, copies, the histograms of scores and turns); cache it on the run."""
+    parts = list(run.parts)
+    wanted = dict.fromkeys([*KEYS, "pair", "game", *COPY, *HISTOGRAMS])
     names = pl.scan_parquet(parts[:1]).collect_schema().names()
-    counts, totals = PartCounts(), {}
+    counts = PartCounts()
     for _, frame in read_parts(parts, [c for c in wanted if c in names]):
         _count_part(frame, counts)
-        add_tallies(totals, frame, KEYS, quantities)
-    run.cache["counts"], run.cache["tallies"] = counts, tallies_frame(totals, KEYS)
+    run.cache["counts"] = counts
 
 
 def _count_part(frame: pl.DataFrame, counts: PartCounts) -> None:
@@ -333,81 +306,34 @@ def _count_part(frame: pl.DataFrame, counts: PartCounts) -> None:
                 into[value] = into.get(value, 0) + n
 
 
-WIN_QUANTITIES = {
-    "first": (pl.col("winner") == "first", None),
-    "second": (pl.col("winner") == "second", None),
-    "draw": (pl.col("winner") == "draw", None),
-    "a_score": (a_score(), None),
-    "first_score": (first_score(), None),
-    "first_decided": (pl.col("winner") == "first", pl.col("winner") != "draw"),
+WIN_QUANTITIES = {  # the report's name -> the tallies' (store/quantities.py)
+    "first": "win:first seat",
+    "second": "win:second seat",
+    "draw": "win:draw",
+    "a_score": "win:A score",
+    "first_score": "seat:first score",
 }
 
 
-def winrate_table(games: pl.LazyFrame, run: Run | None = None) -> pl.DataFrame:
+def winrate_table(run: Run) -> pl.DataFrame:
     """Per config and match-up: games, seeds, wins by seat and by strategy, draws, and the
-    tallies (reports.tally) of the seat rates, A's score and the first seat's decided share."""
-    first_won, second_won = pl.col("winner") == "first", pl.col("winner") == "second"
-    swapped = pl.col("swapped").fill_null(False)
-    counts = games.group_by(KEYS).agg(
-        pl.len().alias("games"),
-        _seeds_expr(),
-        _unit_expr(),
-        first_won.sum().alias("first_wins"),
-        second_won.sum().alias("second_wins"),
-        (pl.col("winner") == "draw").sum().alias("draws"),
-        ((first_won & ~swapped) | (second_won & swapped)).sum().alias("a_wins"),
-        ((second_won & ~swapped) | (first_won & swapped)).sum().alias("b_wins"),
-    )
-    if run is not None and run.parts:
-        return _part_winrates(run)
-    counted = tallies(games, KEYS, WIN_QUANTITIES)
-    counts = counts.collect().with_columns(pl.col(KEYS).cast(pl.String))
-    return counts.join(counted, on=KEYS).sort(KEYS)
-
-
-def _part_winrates(run: Run) -> pl.DataFrame:
-    """winrate_table from the parts: the counts are the tallies' sums (a condition's y is
-    its games), the seeds and unit from part_counts."""
-    rows = cell_tallies(run).iter_rows(named=True)
+    tallies of the seat rates and A's and the first seat's scores (the workers' tallies;
+    seeds from part_counts)."""
     counts = part_counts(run)
     out = []
-    for r in rows:
-        cell = (r["config"], r["matchup"])
-        seeds, unpaired = counts.seeds([cell]), counts.unpaired[cell]
-        n = {k: int(r[f"{q}:y"]) for k, q in WIN_COUNTS.items()}
-        out.append(
-            {**dict(zip(KEYS, cell, strict=True)), "games": n.pop("games"), "seeds": seeds}
-            | {"unit": "game" if unpaired else "pair", **n}
-            | {k: v for k, v in r.items() if k.split(":")[0] in WIN_QUANTITIES}
-        )
+    for cell, t in run.tallies.items():
+        m = t.moments
+        y = {name: m[q][1] for name, q in WIN_QUANTITIES.items()}
+        a_wins = round(y["a_score"] - y["draw"] / 2)
+        row = dict(zip(KEYS, cell, strict=True)) | {"games": int(m["games"][1])}
+        row |= {"seeds": counts.seeds([cell]), "unit": t.unit}
+        row |= {"first_wins": round(y["first"]), "second_wins": round(y["second"])}
+        row |= {"draws": round(y["draw"]), "a_wins": a_wins}
+        row |= {"b_wins": row["games"] - a_wins - row["draws"]}
+        for name, q in WIN_QUANTITIES.items():
+            row |= {f"{name}:{f}": v for f, v in zip(MOMENTS, m[q], strict=True)}
+        out.append(row)
     return pl.DataFrame(out).sort(KEYS)
-
-
-WIN_COUNTS = {"games": "games", "first_wins": "first", "second_wins": "second"}
-WIN_COUNTS |= {"draws": "draw", "a_wins": "a_wins", "b_wins": "b_wins"}
-
-
-def cell_tallies(run: Run) -> pl.DataFrame:
-    """Per config and match-up the tallies of every quantity the report shows (win rates,
-    line control), from one pass over the parts (cached on the run)."""
-    if "tallies" not in run.cache:
-        _read_parts_once(run)
-    return run.cache["tallies"]
-
-
-def _report_quantities(run: Run) -> dict:
-    """Every quantity the report tallies: win rates, win counts, line control shares."""
-    shares = {
-        f"t:{c}:{seat}": (pl.col(c) == seat, None)
-        for c in line_columns(run)
-        for seat in ("first", "second")
-    }
-    extra = {
-        "games": (pl.col("game").is_not_null(), None),
-        "a_wins": (a_won(), None),
-        "b_wins": (b_won(), None),
-    }
-    return WIN_QUANTITIES | extra | shares
 
 
 def advantage(e: Estimate, who: str, other: str, what: str = "of decided games") -> str:
@@ -470,7 +396,7 @@ def _reach(points: list[plots.Point], least: float) -> tuple[float, float]:
 def winrate_section(run: Run, margin: float = DEFAULT_MARGIN) -> dict:
     """Win rates by seat and A's score with their intervals, the first-seat advantage on a
     scale of points with the margin band, A's score per match-up, and verdicts."""
-    table = winrate_table(_stored(run), run)
+    table = winrate_table(run)
     rows = list(table.iter_rows(named=True))
     units = present.count(int(table["seeds"].sum()))
     seat = advantage_points(rows, "first_score")
@@ -518,18 +444,6 @@ def impact_lines(run: Run) -> list[str]:
     return [line for m in found for line in m.lines()]
 
 
-def histogram(frame: pl.LazyFrame, column: str) -> pl.DataFrame:
-    """Counts of each value of column per config and match-up (grouped on the stored codes,
-    text cast to strings only in the small result)."""
-    counts = frame.group_by(*KEYS, column).agg(pl.len().alias("n")).collect()
-    return plain(counts.lazy()).collect().sort(*KEYS, column)
-
-
-def _stored(run: Run) -> pl.LazyFrame:
-    """The games as stored (text categorical): grouping on codes, not on a string a row."""
-    return pl.scan_parquet(list(run.parts)) if run.parts else run.games
-
-
 def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[float]:
     """Shares of each of values among the counts (0 for values not seen)."""
     total = counts["n"].sum() or 1
@@ -539,7 +453,7 @@ def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[flo
 
 def distribution_section(run: Run) -> list[dict]:
     """Final scores by seat and game length, as histograms per config and match-up."""
-    cells, counts = _part_distributions(run) if run.parts else _distributions(run)
+    cells, counts = _part_distributions(run)
     return [distribution_cell(r, counts) for r in cells.iter_rows(named=True)]
 
 
@@ -602,26 +516,6 @@ def _median(counts: dict) -> float | None:
     return (found[0] + found[1]) / 2
 
 
-def _distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-    """Per cell games, seeds, mean scores and turns, and histograms, over the whole frame."""
-    games = _stored(run)
-    cells = (
-        games.group_by(KEYS)
-        .agg(
-            pl.len().alias("games"),
-            _seeds_expr(),
-            pl.col("score_first").mean().alias("mean_first"),
-            pl.col("score_second").mean().alias("mean_second"),
-            pl.col("turns").mean().alias("mean_turns"),
-            pl.col("turns").median().alias("median_turns"),
-        )
-        .collect()
-        .with_columns(pl.col(KEYS).cast(pl.String))
-        .sort(KEYS)
-    )
-    return cells, {c: histogram(games, c) for c in HISTOGRAMS}
-
-
 def distribution_cell(r: dict, counts: dict[str, pl.DataFrame]) -> dict:
     """One cell's sample, means, end reasons, score histogram and length histogram."""
     key = (pl.col("config") == r["config"]) & (pl.col("matchup") == r["matchup"])
@@ -666,12 +560,9 @@ def line_columns(run: Run) -> list[str]:
 
 def line_control_section(run: Run) -> dict:
     """Share of games each line ends controlled by the first or second seat, per config."""
-    if run.parts:
-        configs = sorted({config for config, _ in part_counts(run).seen})
-    else:
-        configs = run.games.select(pl.col("config").unique()).collect()["config"].to_list()
+    configs = sorted({config for config, _ in run.tallies})
     columns = line_columns(run)[: max(config_lines(run, c) for c in configs)]
-    table = _part_lines(run, columns) if run.parts else _lines(run, columns)
+    table = _part_lines(run, columns)
     rows, notes = [], []
     for r in table.iter_rows(named=True):
         rows += heat_rows(r, columns, config_lines(run, r["config"]))
@@ -684,41 +575,26 @@ def line_control_section(run: Run) -> dict:
     }
 
 
-def _lines(run: Run, columns: list[str]) -> pl.DataFrame:
-    """Per config: seeds, unit, games, the games each line's control went to each seat, and
-    the tallies of those shares, over the whole frame."""
-    aggs = [_seeds_expr(), _unit_expr(), pl.len().alias("games")]
-    for c in columns:
-        aggs += [(pl.col(c) == seat).sum().alias(f"{c}:{seat}") for seat in ("first", "second")]
-    frame = run.games.select(*KEYS, "pair", "game", *columns)
-    shares = {
-        f"{c}:{seat}": (pl.col(c) == seat, None) for c in columns for seat in ("first", "second")
-    }
-    counted = tallies(frame, ["config"], {f"t:{name}": q for name, q in shares.items()})
-    table = frame.group_by("config").agg(aggs).collect()
-    return table.join(counted, on="config").sort("config")
-
-
 def _part_lines(run: Run, columns: list[str]) -> pl.DataFrame:
-    """_lines from the cells' tallies (summed over a config's match-ups: units never span
-    cells) and part_counts (seeds: distinct pair ids over the config, as n_unique gives)."""
+    """Per config: seeds (part_counts), unit, games, the games each line's control went to
+    each seat, and the tallies of those shares, summed over the config's match-ups (units
+    never span cells)."""
     counts = part_counts(run)
-    names = [f"t:{c}:{seat}" for c in columns for seat in ("first", "second")]
-    moments = ("units", "y", "z", "yy", "zz", "yz")
-    summed = (
-        cell_tallies(run)
-        .group_by("config")
-        .agg(pl.col("games:y").sum(), *(pl.col(f"{n}:{m}").sum() for n in names for m in moments))
-    )
+    by_config: dict = {}
+    for cell, t in run.tallies.items():
+        by_config[cell[0]] = by_config[cell[0]] + t if cell[0] in by_config else t
     rows = []
-    for r in summed.iter_rows(named=True):
-        cells = [cell for cell in counts.seen if cell[0] == r["config"]]
-        unpaired = sum(counts.unpaired[c] for c in cells)
-        row = {"config": r["config"], "seeds": counts.seeds(cells)}
-        row |= {"unit": "game" if unpaired else "pair", "games": int(r["games:y"])}
-        row |= {n[2:]: int(r[f"{n}:y"]) for n in names}
-        rows.append(row | {k: v for k, v in r.items() if k.startswith("t:")})
-    return pl.DataFrame(rows).sort("config")
+    for config, t in sorted(by_config.items()):
+        cells = [cell for cell in run.tallies if cell[0] == config]
+        row = {"config": config, "seeds": counts.seeds(cells), "unit": t.unit}
+        row["games"] = int(t.moments["games"][1])
+        for c in columns:
+            for seat in ("first", "second"):
+                m = t.moments[f"line:{c.removeprefix('line_')}:{seat}"]
+                row[f"{c}:{seat}"] = round(m[1])
+                row |= {f"t:{c}:{seat}:{f}": v for f, v in zip(MOMENTS, m, strict=True)}
+        rows.append(row)
+    return pl.DataFrame(rows)
 
 
 def heat_rows(r: dict, columns: list[str], lines: int) -> list:
@@ -762,18 +638,15 @@ def arc_section(run: Run) -> list[dict] | None:
     names = run.games.collect_schema().names()
     if not set(game_arc.COLUMNS) <= set(names):
         return None
-    quantities = game_arc.quantities() | {"pairless": (pl.col("pair").is_null(), None)}
-    columns = [*game_arc.COLUMNS, "winner", "turns"]
-    counted = part_tallies(list(run.parts), KEYS, quantities, columns)
     out = []
-    for r in counted.iter_rows(named=True):
-        figures = game_arc.from_tallies(r, "game" if r["pairless:y"] else "pair")
+    for (config, matchup), t in run.tallies.items():
+        figures = game_arc.from_tallies(t.row(), t.unit)
         rows = [
             (label, present.rate(*_bounds(e)) if is_rate else present.mean(*_bounds(e)))
             for label, e, is_rate in game_arc.rows(figures)
         ]
         units = figures.lead_changes.sample
-        out.append({"config": r["config"], "matchup": r["matchup"], "rows": rows, "units": units,
+        out.append({"config": config, "matchup": matchup, "rows": rows, "units": units,
                     "words": figures.words()})  # fmt: skip
     return out
 
@@ -786,14 +659,8 @@ def card_table(run: Run) -> pl.DataFrame:
     """Per config, match-up and kind: seat-games that played it or not, their wins, the
     tallies of both win rates over the games' units, and the cell's games and seeds."""
     assert run.cards is not None
-    if run.parts:  # from the one pass over the parts
-        table = _part_winrates(run).select(*KEYS, "games", "seeds", "unit").lazy()
-        cells = table.with_columns(pl.col("seeds").cast(pl.UInt32))
-    else:
-        cells = (
-            _stored(run).group_by(KEYS).agg(pl.len().alias("games"), _seeds_expr(), _unit_expr())
-        )
-        cells = cells.with_columns(pl.col(KEYS).cast(pl.String))
+    table = winrate_table(run).select(*KEYS, "games", "seeds", "unit").lazy()
+    cells = table.with_columns(pl.col("seeds").cast(pl.UInt32))
     sums = card_sums(run.cards, by_strategy=False)
     columns = [pl.col(KEYS), pl.col("kind")]
     for name, rate in CARD_RATES.items():

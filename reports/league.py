@@ -8,59 +8,30 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import polars as pl
 
 from reports import ratings
-from reports.summary import a_won
 from sim.players.specs import read_matchup
 from sim.stats import Estimate, rate, sequential_rate
 from sim.store.folder import RunFolder, RunFolderError
+from sim.store.quantities import pairs_by_seat_points
 
 Tables = dict[tuple[str, str], np.ndarray]
 """(config, match-up) -> the cell's pair table (reports/ratings.py)."""
 
 
 def pair_tables(run: RunFolder) -> Tables:
-    """Every cell's pair table from the games parts: per pair A's half points as the first
-    and as the second seat, counted; RunFolderError when the run did not swap seats. A part
-    at a time (a pair never straddles two parts), so memory stays bounded at any run size."""
-    from reports.tally import read_parts
-
+    """Every cell's pair table from the workers' tallies (quantities.pairs_by_seat_points):
+    per pair A's half points as the first and as the second seat, counted; RunFolderError
+    when the run did not swap seats."""
     tables: Tables = {}
-    parts = list(run.parts)
-    names = pl.scan_parquet(parts[:1]).collect_schema().names() if parts else []
-    columns = [c for c in ("config", "matchup", "swapped", "pair", "winner") if c in names]
-    for _, frame in read_parts(parts, columns):  # a part without `pair` gets a null one
-        if frame["pair"].null_count():
+    for cell, counted in run.tallies.items():
+        if not counted.paired:
             raise RunFolderError(
                 f"{run.path}: the run did not swap seats; a skill profile and a "
                 "league need seat-swapped pairs (sim run without --no-swap)"
             )
-        for config, matchup, first, second, n in _counted(frame.lazy()).iter_rows():
-            t = tables.setdefault((config, matchup), np.zeros((3, 3), dtype=np.int64))
-            t[first, second] += n
+        tables[cell] = pairs_by_seat_points(counted.hist)
     return tables
-
-
-def _counted(games: pl.LazyFrame) -> pl.DataFrame:
-    """(config, match-up, A's half points first, second, pairs) over the complete pairs."""
-    half = 2 * a_won().cast(pl.Int64) + (pl.col("winner") == "draw").cast(pl.Int64)
-    text = [pl.col(c).cast(pl.String) for c in ("config", "matchup")]
-    per_pair = (
-        games.select(*text, "swapped", "pair", half.alias("h"))
-        .group_by("config", "matchup", "pair")
-        .agg(
-            pl.col("h").filter(~pl.col("swapped")).first().alias("first"),
-            pl.col("h").filter(pl.col("swapped")).first().alias("second"),
-            pl.len().alias("games"),
-        )
-    )
-    return (
-        per_pair.filter(pl.col("games") == 2)
-        .group_by("config", "matchup", "first", "second")
-        .agg(pl.len().alias("n"))
-        .collect()
-    )
 
 
 def cell_players(matchup: str) -> tuple[str, str]:

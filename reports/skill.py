@@ -286,19 +286,15 @@ def level_table(p: Profile, margin: float):
 
 def cell_arcs(folders: list) -> dict[tuple[str, str], game_arc.Arc]:
     """Each cell's arc by (config, match-up) over the games of folders (RunFolders: a run,
-    or the rounds of one `--precision` profile, whose pairs are all distinct), by the
-    summary's own tallies; empty when any folder lacks the arc columns (runs before #34)."""
-    from reports.tally import part_tallies
-
+    or the rounds of one `--precision` profile, whose pairs are all distinct), from their
+    summed tallies; empty when any folder lacks the arc columns (runs before #34)."""
     if not folders or any(not set(game_arc.COLUMNS) <= set(f.columns) for f in folders):
         return {}
-    parts = [part for f in folders for part in f.parts]
-    columns = [*game_arc.COLUMNS, "winner", "turns"]
-    counted = part_tallies(parts, ["config", "matchup"], game_arc.quantities(), columns)
-    return {
-        (r["config"], r["matchup"]): game_arc.from_tallies(r, "pair")
-        for r in counted.iter_rows(named=True)
-    }
+    summed: dict = {}
+    for folder in folders:
+        for cell, counted in folder.tallies.items():
+            summed[cell] = summed[cell] + counted if cell in summed else counted
+    return {cell: game_arc.from_tallies(t.row(), t.unit) for cell, t in summed.items()}
 
 
 ARC_COLUMNS = ("lead changes\nper game", "won from\n10+ behind", "half-time\nleader wins",

@@ -41,6 +41,12 @@ class CellTally:
         """One quantity's Tally."""
         return Tally(*self.moments[name])
 
+    def __add__(self, other: CellTally) -> CellTally:
+        """The counts of both (of runs with distinct pairs: several rounds of one cell)."""
+        if other.paired != self.paired:
+            raise ValueError("a cell's counts mix seat-swapped pairs and single games")
+        return CellTally(self.hist + other.hist, self.direct + other.direct, self.paired)
+
     def row(self) -> dict:
         """Every quantity's fields as `name:field` keys (the shape reports.tally rows have)."""
         fields = ("units", "y", "z", "yy", "zz", "yz")

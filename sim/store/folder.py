@@ -97,9 +97,11 @@ class RunFolder:
 
     @cached_property
     def tallies(self) -> dict[tuple[str, str], CellTally]:
-        """Each cell's summed tallies (store/cell_tallies.py), every summary figure's source."""
+        """Each cell's summed tallies (store/cell_tallies.py), every summary figure's source,
+        in the order the games table first shows the cells."""
         try:
-            return cell_tallies(self.path, list(self.parts))
+            counted = cell_tallies(self.path, list(self.parts))
+            return {cell: counted[cell] for cell in self.cells}
         except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
             why = first_line(exc)
             raise RunFolderError(f"{self.path}: cannot read the run's tallies: {why}") from None

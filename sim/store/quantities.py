@@ -215,3 +215,18 @@ def _count_both(counts: np.ndarray, has: np.ndarray, paired: bool) -> tuple[int,
     """Games with the property `has` (per code), and units with it in both games."""
     count = int(_per_game(counts, has, paired).sum())
     return count, int((counts * np.outer(has, has)).sum()) if paired else 0
+
+
+def pairs_by_seat_points(hist: np.ndarray) -> np.ndarray:
+    """Seat-swapped pairs (a paired cell's `hist`) by A's half points (0 loss, 1 draw, 2
+    win) in the game A sat first and in the game it sat second: a 3 x 3 table."""
+    seat = group_counts(hist, "seat", True)
+    won, swapped = np.arange(6) // 2, np.arange(6) % 2
+    a_won = np.where(swapped == 1, won == eg.WIN_SECOND, won == eg.WIN_FIRST)
+    half = 2 * a_won + (won == eg.DRAW)
+    table = np.zeros((3, 3), dtype=np.int64)
+    for a, b in zip(*np.nonzero(seat), strict=True):
+        if swapped[a] != swapped[b]:  # every runner pair; first the unswapped game's points
+            first, second = (a, b) if swapped[b] else (b, a)
+            table[half[first], half[second]] += seat[a, b]
+    return table

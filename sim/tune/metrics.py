@@ -1,5 +1,5 @@
 """A trial's metrics from its run folders: per match-up Tallies (the pair as the unit) of the
-board's quantities, read from each folder's games table with reports/tally.py, and their
+board's quantities, read from each folder's tallies (sim/store/cell_tallies.py), and their
 estimates with intervals from sim/stats.py, in the units targets are written in.
 
 Tallies add, so the rungs a trial played (separate runs on their own common seeds) sum to
@@ -17,34 +17,27 @@ UNIT_SCALE = {"first_seat": 100.0, "a_score": 100.0, "tiebreak": 100.0, "draw": 
 SHIFT = {"first_seat": 50.0}  # first seat's score 50% is an advantage of 0 points
 
 
-def _quantities() -> dict:
-    import polars as pl
-
-    winner = pl.col("winner").cast(pl.String)
-    swapped = pl.col("swapped")
-    a_won = pl.when(swapped).then(winner == "second").otherwise(winner == "first")
-    draw = (winner == "draw").cast(pl.Float64)
-    return {
-        "first_seat": ((winner == "first").cast(pl.Float64) + 0.5 * draw, None),
-        "a_score": (a_won.cast(pl.Float64) + 0.5 * draw, None),
-        "tiebreak": (pl.col("outcome").cast(pl.String) == "tiebreak", None),
-        "draw": (winner == "draw", None),
-        "turns": (pl.col("turns"), None),
-    }
+QUANTITIES = {  # metric -> its quantity in the workers' tallies (sim/store/quantities.py)
+    "first_seat": "seat:first score",
+    "a_score": "win:A score",
+    "tiebreak": "outcome:tiebreak",
+    "draw": "win:draw",
+    "turns": "turns",
+}
 
 
 def tallies(run: Path) -> dict[str, dict[str, Tally]]:
-    """matchup -> metric -> Tally over one run folder's games (its verified parts, read
-    through the one run-folder reader)."""
-    from reports.tally import from_row
-    from reports.tally import tallies as tally_frame
+    """matchup -> metric -> Tally over one run folder's games (the workers' tallies, read
+    through the one run-folder reader; a match-up's configs summed)."""
     from sim.store.folder import open_run
 
-    table = tally_frame(open_run(run).scan(), ["matchup"], _quantities())
-    out: dict[str, dict[str, Tally]] = {}
-    for row in table.iter_rows(named=True):
-        out[str(row["matchup"])] = {m: from_row(row, m) for m in _quantities()}
-    return out
+    by_matchup: dict = {}
+    for (_, matchup), counted in open_run(run).tallies.items():
+        held = by_matchup.get(matchup)
+        by_matchup[matchup] = counted if held is None else held + counted
+    return {
+        matchup: {m: t.tally(q) for m, q in QUANTITIES.items()} for matchup, t in by_matchup.items()
+    }
 
 
 def add(a: dict[str, dict[str, Tally]], b: dict[str, dict[str, Tally]]) -> dict:

@@ -292,33 +292,25 @@ def scaled(e: Estimate, factor: float) -> Estimate:
     return replace(e, value=e.value * factor, low=e.low * factor, high=e.high * factor)
 
 
-def quantities(style: StyleTarget | None) -> dict:
-    import polars as pl
-
-    winner = pl.col("winner").cast(pl.String)
-    won = pl.when(pl.col("swapped")).then(winner == "second").otherwise(winner == "first")
-    out = {"score": (won.cast(pl.Float64) + 0.5 * (winner == "draw").cast(pl.Float64), None)}
-    end = pl.col("end_reason").cast(pl.String)
-    styles = {"run_end": end == "run", "deck_out": end == "deck_out", "turns": pl.col("turns")}
-    if style is not None:
-        out["style"] = (styles[style.metric], None)
-    return out
+STYLE_QUANTITIES = {"run_end": "end:run", "deck_out": "end:deck_out", "turns": "turns"}
+"""Each style metric's quantity in the workers' tallies (sim/store/quantities.py)."""
 
 
 def measure(run: Path, training: Training) -> Measure:
-    """The candidate's score by opponent and its style over one run folder's games."""
-    from reports.tally import from_row, tallies
+    """The candidate's score by opponent and its style over one run folder's games (the
+    workers' tallies)."""
     from sim.store.folder import open_run
 
     labels = [f"{CANDIDATE},{p}" for p in opponents(training)]
     names = dict(zip(labels, training.pool, strict=True))
-    table = tallies(open_run(run).scan(), ["matchup"], quantities(training.style))
     by_opponent: dict[str, Tally] = {}
     style = None
-    for row in table.iter_rows(named=True):
-        by_opponent[names.get(str(row["matchup"]), str(row["matchup"]))] = from_row(row, "score")
+    for (_, matchup), counted in open_run(run).tallies.items():
+        opponent, score = names.get(matchup, matchup), counted.tally("win:A score")
+        held = by_opponent.get(opponent)
+        by_opponent[opponent] = score if held is None else held + score
         if training.style is not None:
-            t = from_row(row, "style")
+            t = counted.tally(STYLE_QUANTITIES[training.style.metric])
             style = t if style is None else style + t
     return Measure(by_opponent, style)
 

@@ -75,7 +75,7 @@ def section(page: str, title: str) -> str:
 
 
 def test_win_rates_match_a_direct_count(run_dir: Path, games: pl.DataFrame) -> None:
-    table = winrate_table(load_run(run_dir).games)
+    table = winrate_table(load_run(run_dir))
     assert table["config"].to_list() == ["101", "base"]
     for row in table.iter_rows(named=True):
         cell = games.filter(pl.col("config") == row["config"])

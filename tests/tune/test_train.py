@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 from cli_failures import assert_clean_failure, assert_exit_1
 from typer.testing import CliRunner
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from sim.cli import app
 from sim.players.weights import default_weights, read_weights
 from sim.runner.run import RunOptions, execute
+from sim.store.folder import open_run
 from sim.store.seeds import played_seeds
 from sim.tune import train
 from sim.tune.train import StyleTarget, TrainError, Training, parse_style
@@ -217,3 +219,23 @@ def test_bad_input_is_one_usage_error(tmp_path: Path, args: list[str], says: str
     assert result.exit_code == 2, result.output
     assert says in (assert_clean_failure(result) if "error:" in result.stderr else result.output)
     assert not (tmp_path / "t").exists()
+
+
+def test_a_trials_measure_is_its_games_counted(straight) -> None:
+    """measure (the workers' tallies) against the games table counted here: the candidate's
+    score against each opponent, and the style (games ended by the RUN line)."""
+    out, _ = straight
+    folder = sorted(out.glob("trials/t*/games"))[0]
+    training = tiny(style=parse_style("run_end>=10"))
+    measured = train.measure(folder, training)
+    games = open_run(folder).games
+    won = pl.when(pl.col("swapped")).then(pl.col("winner") == "second")
+    score = won.otherwise(pl.col("winner") == "first").cast(float)
+    score += 0.5 * (pl.col("winner") == "draw").cast(float)
+    for opponent, spec in zip(("self", "greedy"), ("heuristic", "greedy"), strict=True):
+        cell = games.filter(pl.col("matchup") == f"{train.CANDIDATE},{spec}")
+        assert cell.height == 2 * 3
+        assert measured.by_opponent[opponent].ratio == pytest.approx(
+            cell.select(score.mean()).item()
+        )
+    assert measured.style.ratio == pytest.approx((games["end_reason"] == "run").mean())

@@ -25,6 +25,7 @@ from sim.cli import app
 from sim.engine.cards import AXIS_H, AXIS_V, BLANK, PRINT
 from sim.model.config import load as load_config
 from sim.runner.run import RunOptions
+from sim.store.folder import open_run
 from sim.tune import candidate, metrics, objective, space, study, table
 from sim.tune.metrics import Value
 from sim.tune.report import build_page, load_tuning
@@ -353,26 +354,31 @@ def test_the_front_is_the_non_dominated_trials_meeting_the_constraints(tmp_path:
     assert [t.number for t in table.front(loaded, trials[3:])] == [3]  # none feasible
 
 
-def test_metrics_agree_with_the_runners_own_tables(tmp_path: Path) -> None:
-    """metrics.py (games table, reports/tally.py) against winrates/tiebreaks.parquet, which
-    the runner's workers count apart from it."""
+def test_metrics_agree_with_the_games_table_and_the_runners_own_tables(tmp_path: Path) -> None:
+    """metrics.py (the workers' tallies) against the games table counted here, and its
+    intervals against winrates/tiebreaks.parquet's."""
     run = tmp_path / "run"
     objective.runner_for(RunOptions())(Path("base"), ("greedy,random",), 200, 11, run)
     got = objective.measured(metrics.tallies(run))
-    wins = pl.read_parquet(run / "winrates.parquet").row(0, named=True)
-    first = (wins["first_wins"] + wins["draws"] / 2) / wins["games"] * 100 - 50
+    games = open_run(run).games
+    winner, swapped = games["winner"], games["swapped"]
+    draws = (winner == "draw").mean()
+    first = ((winner == "first").mean() + draws / 2) * 100 - 50
+    a_won = ((winner == "first") & ~swapped) | ((winner == "second") & swapped)
     assert got["first_seat[greedy,random]"][0] == pytest.approx(first)
-    assert got["a_score[greedy,random]"][0] == pytest.approx(100 * wins["a_score"])
+    assert got["a_score[greedy,random]"][0] == pytest.approx(100 * (a_won.mean() + draws / 2))
+    assert got["draw[greedy,random]"][0] == pytest.approx(100 * draws)
+    tiebreak = (games["outcome"] == "tiebreak").mean()
+    assert got["tiebreak[greedy,random]"][0] == pytest.approx(100 * tiebreak)
+    assert got["turns[greedy,random]"][0] == pytest.approx(games["turns"].mean())
+    assert got["turns[greedy,random]"][3] == 200  # the pair is the unit
+    wins = pl.read_parquet(run / "winrates.parquet").row(0, named=True)
     assert got["a_score[greedy,random]"][1] == pytest.approx(100 * wins["a_score_low"])
-    assert got["draw[greedy,random]"][0] == pytest.approx(100 * wins["draw_rate"])
     ties = pl.read_parquet(run / "tiebreaks.parquet").filter(
         (pl.col("category") == "outcome") & (pl.col("value") == "tiebreak")
     )
-    share = ties["share"][0] if ties.height else 0.0
-    assert got["tiebreak[greedy,random]"][0] == pytest.approx(100 * share)
     if ties.height:
         assert got["tiebreak[greedy,random]"][1] == pytest.approx(100 * ties["share_low"][0])
-    assert got["turns[greedy,random]"][3] == 200  # the pair is the unit
 
 
 def test_a_space_smaller_than_the_trials_asked_ends_with_a_note(tmp_path: Path) -> None:
