@@ -31,7 +31,7 @@ from reports.stats import (
     rate_difference,
 )
 from reports.summary import a_score, cells, first_score
-from reports.tally import from_row, part_tallies, tallies, unit, unit_name
+from reports.tally import from_row, unit, unit_name
 from sim.players.specs import read_matchup
 from sim.stats import Estimate, Tally, p_text, unit_text
 from sim.stats import mean as mean_estimate
@@ -214,54 +214,75 @@ def pairing(fa: pl.DataFrame, fb: pl.DataFrame) -> tuple[bool, str]:
 
 def metrics(
     matchup: str, ends: list[str], lines: list[int], with_arc: bool = False
-) -> list[tuple[str, pl.Expr, bool, str]]:
-    """(name, per-game value, is a rate, family) for every row compared. With only two end
-    reasons the second is the first's complement and is not tested again. with_arc: both runs
-    have the arc columns (#34), compared as shares of all games (a paired test needs every
-    game in both runs' denominators)."""
+) -> list[tuple[str, pl.Expr, bool, str, str]]:
+    """(name, per-game value, is a rate, family, the workers' tally of it) for every row
+    compared: each run's values come from its tallies (sim/store/quantities.py), the per-game
+    values feed the paired differences. With only two end reasons the second is the first's
+    complement and is not tested again. with_arc: both runs have the arc columns (#34),
+    compared as shares of all games (a paired test needs every game in both runs'
+    denominators)."""
     a = read_matchup(matchup).first.text
     winner, outcome = pl.col("winner"), pl.col("outcome")
     rows = [
-        ("first-seat win rate", winner == "first", True, "primary"),
-        (f"A ({a}) score", a_score(), True, "primary"),
-        ("draw rate", winner == "draw", True, "secondary"),
-        ("tie-break rate", outcome == "tiebreak", True, "secondary"),
+        ("first-seat win rate", winner == "first", True, "primary", "win:first seat"),
+        (f"A ({a}) score", a_score(), True, "primary", "win:A score"),
+        ("draw rate", winner == "draw", True, "secondary", "win:draw"),
+        ("tie-break rate", outcome == "tiebreak", True, "secondary", "outcome:tiebreak"),
         *(
             (
                 f"end: {r}",
                 pl.col("end_reason") == r,
                 True,
                 "complement" if i and len(ends) == 2 else "secondary",
+                f"end:{r}",
             )
             for i, r in enumerate(ends)
         ),
-        ("mean turns", pl.col("turns"), False, "secondary"),
+        ("mean turns", pl.col("turns"), False, "secondary", "turns"),
         *(
             (
                 f"line {v} controlled by first seat",
                 pl.col(f"line_{v}") == "first",
                 True,
                 "secondary",
+                f"line:{v}:first",
             )
             for v in lines
         ),
         *(arc_metrics() if with_arc else []),
     ]
     return [
-        (name, expr.fill_null(False).cast(pl.Float64), rate, family)
-        for name, expr, rate, family in rows
+        (name, expr.fill_null(False).cast(pl.Float64), rate, family, tally)
+        for name, expr, rate, family, tally in rows
     ]
 
 
-def arc_metrics() -> list[tuple[str, pl.Expr, bool, str]]:
+def arc_metrics() -> list[tuple[str, pl.Expr, bool, str, str]]:
     """The game's arc as secondary rows: mean lead changes, and of all games the shares won
     from 10 and 20 points behind and won by the half-time leader (docs/statistics.md)."""
     deficit, half = pl.col("max_deficit"), pl.col("half_leader").cast(pl.String)
     return [
-        ("mean lead changes", pl.col("lead_changes"), False, "secondary"),
-        *((f"won from {p}+ behind", deficit >= p, True, "secondary") for p in arc.COMEBACKS),
-        ("half-time leader won", half == pl.col("winner").cast(pl.String), True, "secondary"),
-    ]
+        ("mean lead changes", pl.col("lead_changes"), False, "secondary", "arc:lead_changes"),
+        *(
+            (f"won from {p}+ behind", deficit >= p, True, "secondary", f"arc:from_behind:{p}")
+            for p in arc.COMEBACKS
+        ),
+        ("half-time leader won", half == pl.col("winner").cast(pl.String), True, "secondary",
+         "arc:half_leader_won"),
+    ]  # fmt: skip
+
+
+def tally_row(run: RunFolder, config: str, matchup: str, chosen: list) -> dict:
+    """The cell's tallies of the chosen rows and of the first seat's score (BALANCE), as a
+    row of `name:field` keys (reports.tally.from_row reads it)."""
+    counted = run.tallies[(config, matchup)].moments
+    named = {name: tally for name, _, _, _, tally in chosen} | {BALANCE: "seat:first score"}
+    fields = ("units", "y", "z", "yy", "zz", "yz")
+    return {
+        f"{name}:{f}": v
+        for name, tally in named.items()
+        for f, v in zip(fields, counted[tally], strict=True)
+    }
 
 
 def has_arc(*columns) -> bool:
@@ -298,29 +319,18 @@ def compare_cell(
     lines = [v for v in lines_a if v in lines_b]
     arcs = has_arc(a.columns, b.columns)
     every = metrics(matchup, [*END_ORDER, *(e for e in ENDS if e not in END_ORDER)], lines, arcs)
-    quantities = {name: (expr, None) for name, expr, _, _ in every}
-    quantities["pairless"] = (pl.col("pair").is_null(), None)
-    quantities[BALANCE] = (first_score(), None)
-    seen = None  # the config hashes and rules versions, when pair_parts reads them
-    if lined_up:  # one reading of each part: the tallies and the pairs' differences
-        values = {name: expr for name, expr, _, _ in every}
-        quantities["_score"] = (first_score(), None)  # the per-unit score pair_parts reads
-        found, (ta, tb), seen = pair_parts(
-            parts_a, parts_b, values, first_score(), quantities, HASHES, (a.seeding, b.seeding)
-        )
-    else:
-        ta, tb = (
-            part_tallies(parts, ["config", "matchup"], quantities, list(a.columns)).row(
-                0, named=True
-            )
-            for parts in (parts_a, parts_b)
-        )
+    sides = ((a, config_a), (b, config_b))
+    ta, tb = (tally_row(run, config, matchup, every) for run, config in sides)
     ends = [r for r in END_ORDER if ta[f"end: {r}:y"] or tb[f"end: {r}:y"]]
     chosen = metrics(matchup, ends, lines, arcs)
-    units = tuple("game" if t["pairless:y"] else "pair" for t in (ta, tb))
+    units = tuple(run.tallies[(config, matchup)].unit for run, config in sides)
+    seen = None  # the config hashes and rules versions, when pair_parts reads them
     if not lined_up:
         paired, how, sums = False, f"unpaired: {n_a:,} vs {n_b:,} games", {}
-    else:
+    else:  # one reading of each part: the pairs' differences and the hashes
+        values = {name: expr for name, expr, _, _, _ in chosen}
+        found, seen = pair_parts(parts_a, parts_b, values, first_score(), HASHES,
+                                 (a.seeding, b.seeding))  # fmt: skip
         paired, how, sums = found.paired, found.why, found.sums
         if paired:
             pairs = f"{n_a // 2:,} pairs ({n_a:,} games; same seeds and seats)"
@@ -346,7 +356,7 @@ def _rows(chosen, ta: dict, tb: dict, units, paired) -> list[Row]:
     """The cell's rows in the metrics' order, from each run's tallies: paired(name, rate,
     a_tally, b_tally) makes a paired row, else (None) the two runs count as independent."""
     rows = []
-    for name, _, rate, family in chosen:
+    for name, _, rate, family, _ in chosen:
         a_t, b_t = from_row(ta, name), from_row(tb, name)
         row = paired(name, rate, a_t, b_t) if paired else row_of(name, rate, a_t, b_t, units)
         if family == "complement":
@@ -404,9 +414,9 @@ def _compare_whole(
     paired, how = pairing(fa, fb)
     lines = [v for v in lines_a if v in lines_b]
     chosen = metrics(matchup, _ends(fa, fb), lines, has_arc(fa.columns, fb.columns))
-    quantities = {name: (expr, None) for name, expr, _, _ in chosen}
-    ta, tb = (tallies(f, [], quantities).row(0, named=True) for f in (fa, fb))
-    units = (unit_name(fa), unit_name(fb))
+    ta = tally_row(a, config_a, matchup, chosen)
+    tb = tally_row(b, config_b, matchup, chosen)
+    units = (a.tallies[(config_a, matchup)].unit, b.tallies[(config_b, matchup)].unit)
     means = _unit_means(fa, fb, chosen) if paired else None
 
     def on_means(name, rate, a_t, b_t):
@@ -447,7 +457,7 @@ def _unit_means(fa: pl.DataFrame, fb: pl.DataFrame, chosen) -> tuple[dict, dict]
         f = f if "pair" in f.columns else f.with_columns(pl.lit(None, pl.Int64).alias("pair"))
         per = (
             f.group_by(unit().alias("_unit"))
-            .agg(expr.mean().alias(name) for name, expr, _, _ in chosen)
+            .agg(expr.mean().alias(name) for name, expr, *_ in chosen)
             .sort("_unit")
         )
         out.append({name: per[name].to_numpy() for name, *_ in chosen})

@@ -12,7 +12,6 @@ pair indexes), not seed by seed. Runs whose parts do not line up
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,10 +21,8 @@ from scipy import special  # not scipy.stats: a second to import
 
 from reports.stats import Difference
 from reports.tally import (
-    add_tallies,
     part_shape,
     read_parts,
-    tally_columns,
     unit,
 )
 from sim.store.seeding import Seeding
@@ -93,54 +90,37 @@ def pair_parts(
     parts_b: list[Path],
     metrics: dict[str, pl.Expr],
     score: pl.Expr,
-    quantities: dict | None = None,
     listed: tuple[str, ...] = (),
     seeds: tuple[Seeding, Seeding] = STORED,
-) -> tuple[Paired, list[dict], list[dict]]:
+) -> tuple[Paired, list[dict]]:
     """Walk the lined-up parts a pair at a time: same games and seeds, same seats, then each
     unit's mean of every metric in both runs and their differences summed. score (the first
     seat's) gives the sums of reports.balance's distances from 50%, for each pair of signs
-    (Paired.sums[("closer", sign_a, sign_b)]): the signs are known only at the end. The
-    same reading gives each run's part_tallies of quantities (by config and match-up; one
-    row each, the cell's), so the parts are read once, and each run's distinct values of the
-    `listed` columns it has (as strings, by column). seeds: each run's (its RunFolder's
-    seeding)."""
-    keys = ["config", "matchup"]
+    (Paired.sums[("closer", sign_a, sign_b)]): the signs are known only at the end. The same
+    reading gives each run's distinct values of the `listed` columns it has (as strings, by
+    column). seeds: each run's (its RunFolder's seeding)."""
     values = {**metrics, "_score": score}
     found = Paired(True, "", {name: DiffSums() for name in metrics})
     found.sums |= {("closer", *signs): DiffSums() for signs in FOLDS}
-    totals: list[dict] = [{}, {}]
-    roots = [r for e in (quantities or {}).values() for pair in e if pair is not None
-             for r in pair.meta.root_names()]  # fmt: skip
-    columns = [tally_columns(p[:1], keys, roots) for p in (parts_a, parts_b)]
-    columns = [list(dict.fromkeys([*c, *_columns(p[:1], values, listed)])) for c, p in
-               zip(columns, (parts_a, parts_b), strict=True)]  # fmt: skip
+    columns = [_columns(p[:1], values, listed) for p in (parts_a, parts_b)]
     seen: list[dict] = [{c: set() for c in listed if c in cs} for cs in columns]
     both = zip(read_parts(parts_a, columns[0]), read_parts(parts_b, columns[1]), strict=True)
-    with ThreadPoolExecutor(max_workers=1) as pool:  # A's part in a thread, B's here: 2 cores
-        for (path_a, fa), (path_b, fb) in both:
-            units: tuple[dict, dict] = ({}, {})  # per-unit totals the tallies found on the way
-            if quantities is not None:
-                in_a = pool.submit(add_tallies, totals[0], fa, keys, quantities, units[0])
-                add_tallies(totals[1], fb, keys, quantities, units[1])
-                in_a.result()
-            for into, frame in zip(seen, (fa, fb), strict=True):
-                for c, values_of in into.items():
-                    values_of.update(frame[c].unique().cast(pl.String).to_list())
-            if found.paired:
-                why = _pair_part((path_a, path_b), fa, fb, values, found.sums, units, seeds)
-                if why:
-                    found = Paired(False, why)
-    rows = [next(iter(t.values()), {}) for t in totals]
-    return found, rows, [{c: list(v) for c, v in s.items()} for s in seen]
+    for (path_a, fa), (path_b, fb) in both:
+        for into, frame in zip(seen, (fa, fb), strict=True):
+            for c, values_of in into.items():
+                values_of.update(frame[c].unique().cast(pl.String).to_list())
+        if found.paired:
+            why = _pair_part((path_a, path_b), fa, fb, values, found.sums, seeds)
+            if why:
+                found = Paired(False, why)
+    return found, [{c: list(v) for c, v in s.items()} for s in seen]
 
 
-def _pair_part(paths, fa, fb, values: dict[str, pl.Expr], sums: dict, units, seeds) -> str:
-    """Add one pair of parts' per-unit differences to sums; or say why they do not pair.
-    units: both parts' per-unit totals of the values, when the tallies found them."""
+def _pair_part(paths, fa, fb, values: dict[str, pl.Expr], sums: dict, seeds) -> str:
+    """Add one pair of parts' per-unit differences to sums; or say why they do not pair."""
     if not all(s.known for s in seeds):
         return "unpaired: " + next(s.why for s in seeds if not s.known)
-    means = _part_means(fa, fb, values, units, seeds)
+    means = _part_means(fa, fb, values, seeds)
     if means is None:  # not in the runner's layout: sorted and grouped by polars
         ua, ub = (_units(p, values, s) for p, s in zip(paths, seeds, strict=True))
         if not ua.select(KEYS).equals(ub.select(KEYS)):
@@ -168,11 +148,10 @@ def _columns(parts: list[Path], values: dict[str, pl.Expr], listed=()) -> list[s
     return [c for c in wanted if c in have]
 
 
-def _part_means(fa, fb, values: dict[str, pl.Expr], units=({}, {}), seeds=STORED):
+def _part_means(fa, fb, values: dict[str, pl.Expr], seeds=STORED):
     """Both parts' per-unit means of every value, in unit order, when both are one cell in
     the runner's layout (games in order, pairs two by two); a string saying why they do not
-    pair; or None when a part is laid out otherwise (the caller sorts). units: per-unit
-    totals already found (by name, both parts), used instead of evaluating the values."""
+    pair; or None when a part is laid out otherwise (the caller sorts)."""
     shape = part_shape(fa, [])
     if shape is None or part_shape(fb, []) != shape:
         return None
@@ -184,9 +163,6 @@ def _part_means(fa, fb, values: dict[str, pl.Expr], units=({}, {}), seeds=STORED
     seats = [pl.col(s).cast(pl.String) if s != "swapped" else pl.col(s) for s in SEATS]
     if not fa.select(seats).equals(fb.select(seats)):
         return "unpaired: same seeds but different seats"
-    step = 2.0 if shape == "pairs" else 1.0
-    if all(name in u for u in units for name in values):  # a unit's mean: total / games
-        return tuple({name: u[name] / step for name in values} for u in units)
     out = []
     for frame in (fa, fb):
         per_game = frame.select(expr.alias(name) for name, expr in values.items())

@@ -69,9 +69,11 @@ def quantities() -> dict[str, tuple[str, np.ndarray, np.ndarray | None]]:
             q[f"line:{v}:{name}"] = (f"line_{v}", held == code, None)
     half = np.arange(SIZES["half"])
     q["arc:half_wins"] = ("half", half == 2, half >= 1)
+    q["arc:half_leader_won"] = ("half", half == 2, None)  # of all games (sim compare)
     band = np.arange(SIZES["comeback"])
     for j, points in enumerate(COMEBACKS):
         q[f"arc:comeback:{points}"] = ("comeback", band >= 2 + j, band >= 1)
+        q[f"arc:from_behind:{points}"] = ("comeback", band >= 2 + j, None)  # of all games
     decided = np.arange(SIZES["decided"])
     for step in range(GRID + 1):
         at_or_below = (decided >= 1) & (decided <= 1 + step)

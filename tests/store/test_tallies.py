@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hand_runs import write_run
 
 from reports.tally import tallies
 from sim.runner.plan import make_plan
@@ -42,6 +43,7 @@ def expected_quantities(lines: list[int]) -> dict:
         "turns_sq": (turns * turns, None),
         "arc:lead_changes": (pl.col("lead_changes").cast(pl.Float64), None),
         "arc:half_wins": (half.is_not_null() & (half == winner), half.is_not_null()),
+        "arc:half_leader_won": (half == winner, None),
     }
     for v in ("points", "tiebreak", "draw"):
         q[f"outcome:{v}"] = (outcome == v, None)
@@ -57,6 +59,7 @@ def expected_quantities(lines: list[int]) -> dict:
         q[f"line:{v}:nobody"] = (held.is_null(), None)
     for points in (10, 20):
         q[f"arc:comeback:{points}"] = (decided & (pl.col("max_deficit") >= points), decided)
+        q[f"arc:from_behind:{points}"] = (pl.col("max_deficit") >= points, None)
     share = pl.col("decided_turn") / pl.col("turns")
     for step in range(51):  # at or below step / 50, exactly: 50 * decided <= step * turns
         at = 50 * pl.col("decided_turn").cast(pl.Int64) <= step * pl.col("turns").cast(pl.Int64)
@@ -117,6 +120,21 @@ def test_a_chunk_without_a_tallies_part_is_counted_from_its_games(mixed, tmp_pat
         (out / "tallies" / f"part-{name}.parquet").unlink()
     (out / "manifest.json").write_text(json.dumps(manifest))
     assert {cell: t.moments for cell, t in open_run(out).tallies.items()} == whole
+
+
+@pytest.mark.parametrize("layout", ["strings", "shuffled"])
+def test_a_hand_made_part_of_any_layout_is_counted_as_the_runners(mixed, tmp_path, layout):
+    """Games written by hand, as one part holding both cells in no order, text as plain
+    strings or shuffled categoricals: counted from the games part as the workers count."""
+    frame = pl.read_parquet(sorted((mixed / "pairs" / "games").glob("*.parquet")))
+    if layout == "strings":
+        frame = frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
+    frame = frame.sample(fraction=1.0, shuffle=True, seed=3)
+    write_run(tmp_path / "run", frame)
+    by_hand = open_run(tmp_path / "run").tallies
+    assert {cell: t.moments for cell, t in by_hand.items()} == {
+        cell: t.moments for cell, t in open_run(mixed / "pairs").tallies.items()
+    }
 
 
 def test_games_that_are_not_whole_pairs_are_refused(mixed, tmp_path):
