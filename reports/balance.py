@@ -18,8 +18,8 @@ import polars as pl
 from reports import present
 from reports.stats import Difference, paired_difference, rate_difference
 from reports.summary import first_score
-from reports.tally import tallies, unit, unit_name
-from sim.stats import Estimate, rate
+from reports.tally import unit
+from sim.stats import Estimate
 
 NAME = "first-seat score"
 
@@ -86,16 +86,13 @@ def _folded(e: Estimate) -> Estimate:
     return replace(e, value=1 - e.value, low=1 - e.high, high=1 - e.low)
 
 
-def closer(fa: pl.DataFrame, fb: pl.DataFrame, paired: bool) -> Closer:
-    """Compare two cells' games (paired: the same seeds and seats, checked by the caller)."""
-    q = {NAME: (first_score(), None)}
-    ea, eb = (_estimate(f, q) for f in (fa, fb))
-    if paired:
-        da, db = (_distances(f, e) for f, e in ((fa, ea), (fb, eb)))
-        diff = paired_difference(da, db)
-    else:
-        diff = rate_difference(_folded(ea), _folded(eb))
-    return Closer(ea, eb, diff)
+def closer(a: Estimate, b: Estimate, frames: tuple | None = None) -> Closer:
+    """Compare two cells' first-seat scores; frames: both cells' games when they played the
+    same seeds and seats (checked by the caller), compared pair by pair."""
+    if frames is None:
+        return Closer(a, b, rate_difference(_folded(a), _folded(b)))
+    da, db = (_distances(f, e) for f, e in zip(frames, (a, b), strict=True))
+    return Closer(a, b, paired_difference(da, db))
 
 
 def closer_of(a: Estimate, b: Estimate, paired_sums: dict | None) -> Closer:
@@ -105,13 +102,6 @@ def closer_of(a: Estimate, b: Estimate, paired_sums: dict | None) -> Closer:
         return Closer(a, b, rate_difference(_folded(a), _folded(b)))
     signs = tuple(1.0 if e.value >= 0.5 or math.isnan(e.value) else -1.0 for e in (a, b))
     return Closer(a, b, paired_sums[("closer", *signs)].difference())
-
-
-def _estimate(frame: pl.DataFrame, q: dict) -> Estimate:
-    from reports.tally import from_row
-
-    row = tallies(frame, [], q).row(0, named=True)
-    return rate(from_row(row, NAME), unit_name(frame))
 
 
 def _distances(frame: pl.DataFrame, e: Estimate):

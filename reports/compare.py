@@ -424,7 +424,8 @@ def _compare_whole(
 
     rows = _rows(chosen, ta, tb, units, on_means if means is not None else None)
     n_a, n_b = rows[0].a.games, rows[0].b.games
-    balance = closer(fa, fb, paired)
+    scores = (rate_estimate(from_row(t, BALANCE), u) for t, u in zip((ta, tb), units, strict=True))
+    balance = closer(*scores, (fa, fb) if paired else None)
     cell = CellComparison(config_a, config_b, matchup, paired, how, n_a, n_b, rows, units, balance)
     return cell, notes + _hash_notes(fa, fb, where)
 

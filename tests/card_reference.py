@@ -5,8 +5,8 @@ Tests hold the runner's compiled tallies to this and build hand-made runs' talli
 from __future__ import annotations
 
 import polars as pl
+from frame_tallies import tallies
 
-from reports.tally import tallies
 from sim.store.categories import CARD_CODES, COUNT_NAMES, KINDS
 
 RATES = ("any_played", "won_played", "won_unplayed")

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import polars as pl
 import pytest
+from frame_tallies import tallies
 from hand_runs import tiny_games, write_run
 from typer.testing import CliRunner
 
@@ -18,7 +19,6 @@ from reports import arc, board
 from reports.compare import compare_runs
 from reports.html import write_report
 from reports.summary import read_cards, summarize
-from reports.tally import tallies
 from sim.cli import app
 from sim.runner.plan import make_plan
 from sim.runner.run import RunOptions, execute

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from reports.balance import closer
 from sim.cli import app
+from sim.stats import Tally, rate
 
 
 @pytest.fixture(scope="module")
@@ -74,10 +75,24 @@ def test_play_options_with_one_run_are_usage_errors(run):
 def test_unpaired_distance_change_agrees_with_its_paired_one_in_sign():
     a = planted("a", "random,random", 5_000, 0.46, 1)  # favours the second seat by 4
     b = planted("b", "random,random", 5_000, 0.51, 2)
-    result = closer(a, b, paired=False)
+    scores = [rate(Tally(*counted(f)), "pair") for f in (a, b)]
+    result = closer(*scores)
     assert result.answer == "B"
     assert result.diff.high < 0 and not result.diff.paired
     assert np.isclose(result.a.value, a["winner"].eq("first").mean())
+    paired = closer(*scores, (a, b))  # as if the same seeds: the same answer, pair by pair
+    assert paired.answer == "B" and paired.diff.paired and paired.diff.high < 0
+
+
+def counted(games: pl.DataFrame) -> tuple:
+    """The first seat's score's Tally fields over seat-swapped pairs, counted here."""
+    per_pair = (
+        games.group_by("pair")
+        .agg(((pl.col("winner") == "first") + 0.5 * (pl.col("winner") == "draw")).sum())["winner"]
+        .to_numpy()
+    )
+    n = len(per_pair)
+    return n, per_pair.sum(), 2.0 * n, (per_pair**2).sum(), 4.0 * n, 2.0 * per_pair.sum()
 
 
 @pytest.mark.parametrize("columns", [80, 120])

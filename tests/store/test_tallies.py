@@ -13,9 +13,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from frame_tallies import tallies
 from hand_runs import write_run
 
-from reports.tally import tallies
 from sim.runner.plan import make_plan
 from sim.runner.run import RunOptions, execute
 from sim.store.folder import RunFolderError, open_run
