@@ -11,7 +11,7 @@ import numpy as np
 
 from sim.engine import game as eg
 from sim.engine.state import MAX_LINES
-from sim.store.categories import ENDS
+from sim.store.categories import ENDS, OUTCOMES, WINNERS
 
 COMEBACKS = (10, 20)  # won after trailing by at least a line's worth (the 10 line), and two
 GRID = 50  # decided_turn / turns at or below each of GRID + 1 points: steps of 2%
@@ -185,8 +185,6 @@ def _tie_rows(cell, hist: np.ndarray, paired: bool) -> list[tuple]:
     """Long tie-break rows: games by outcome, tie-breaks by deciding line (None: none) and
     winning seat, games by end reason (None: none), each with the units having it in both
     of their games."""
-    from sim.store.categories import OUTCOMES, WINNERS
-
     key = (cell.config.name, cell.matchup)
     rows = []
     outcome = group_counts(hist, "outcome", paired)

@@ -88,7 +88,7 @@ PART_COLUMNS = (
 def _count(winner, swapped, outcome, tie_line, end, turns, lines, changes, decided, deficit,
            half, paired):  # fmt: skip
     """count_chunk's histograms and direct sums: every game's codes, then the units'
-    counts group by group (two passes measured 1.1 ms a 100,000-game chunk, one pass 1.8)."""
+    counts group by group (two passes: faster than counting every group unit by unit)."""
     n = len(winner)
     codes = reused("tally codes", n, lambda: np.empty((len(GROUPS), n), dtype=np.uint8))
     _codes(winner, swapped, outcome, tie_line, end, turns, lines, decided, deficit, half, codes)
