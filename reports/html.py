@@ -25,18 +25,14 @@ from reports.html_skill import skill_section
 from reports.lead_bands import bands_section
 from reports.render import render
 from reports.stats import Difference, holm, rate_difference
-from reports.tally import (
-    card_sums,
-    column_codes,
-    from_row,
-    part_shape,
-    read_parts,
-)
+from reports.tally import card_sums, from_row
 from reports.verdict import DEFAULT_MARGIN, decide
 from sim.players.specs import split_top_level
 from sim.stats import Estimate, p_text
 from sim.stats import rate as rate_estimate
+from sim.store.categories import ENDS
 from sim.store.folder import RunFolderError, open_run, plain
+from sim.store.quantities import game_counts, group_counts
 
 MIN_SEEDS = 30
 """Fewer independent seeds than this and a section says it is too small to tell."""
@@ -203,107 +199,62 @@ def overview(run: Run) -> dict:
 
 
 def _pair_counts(run: Run) -> tuple[int, int, int]:
-    """Games, seat-swapped pairs, and pairs whose two games ended identically (a part holds
-    whole pairs), from the one pass over the parts."""
+    """Games, seat-swapped pairs, and pairs whose two games ended alike (ReportCounts)."""
     counts = part_counts(run)
     return counts.games, counts.pairs, counts.copies
 
 
-COPY = ("winner", "turns", "score_first")  # two games of a pair that agree on these: a copy
 HISTOGRAMS = ("score_first", "score_second", "turns", "end_reason")
 
 
-def _pair_sums() -> list[pl.Expr]:
-    """Games, pairs and copies from per-pair rows of n games and `distinct` outcomes."""
-    whole = pl.col("pair").is_not_null() & (pl.col("n") == 2)
-    return [
-        pl.col("n").sum().alias("games"),
-        whole.sum().alias("pairs"),
-        (whole & (pl.col("distinct") == 1)).sum().alias("copies"),
-    ]
-
-
 @dataclass
-class PartCounts:
-    """What the report counts in one pass over a run's parts, part by part: games, pairs
-    and copies; per cell the pair ids seen (a bitmap, so seeds = distinct pairs + unpaired
-    games, as n_unique over the whole table gives) and histograms of HISTOGRAMS."""
+class ReportCounts:
+    """What the report reads off the workers' tallies besides the rates: games, pairs and
+    copies (pairs whose two games ended alike: same winner, turns and first seat's score);
+    per cell its independent units (seeds) and its games by value of HISTOGRAMS."""
 
     games: int = 0
     pairs: int = 0
     copies: int = 0
-    seen: dict = field(default_factory=dict)  # (config, matchup) -> bool array by pair id
-    unpaired: dict = field(default_factory=dict)  # (config, matchup) -> games without a pair
+    units: dict = field(default_factory=dict)  # (config, matchup) -> pairs, or games
     values: dict = field(default_factory=dict)  # (config, matchup, column) -> {value: n}
 
     def seeds(self, cells: list[tuple[str, str]]) -> int:
-        """Independent units of the cells together: each cell's distinct pair ids plus its
-        unpaired games. Pair ids restart in every match-up, whose games have their own
-        seeds (runner/seeds.cell_key), so the cells' counts add up."""
-        return sum(int(self.seen[c].sum()) + self.unpaired[c] for c in cells)
-
-    def add_pairs(self, cell: tuple[str, str], pairs: np.ndarray, unpaired: int) -> None:
-        """Mark the cell's pair ids seen; count its games without a pair."""
-        seen = self.seen.setdefault(cell, np.zeros(0, dtype=bool))
-        top = int(pairs.max()) + 1 if len(pairs) else 0
-        if top > len(seen):
-            seen = np.concatenate([seen, np.zeros(top - len(seen), dtype=bool)])
-        seen[pairs] = True
-        self.seen[cell] = seen
-        self.unpaired[cell] = self.unpaired.get(cell, 0) + unpaired
+        """Independent units of the cells together. Pair ids restart in every match-up,
+        whose games have their own seeds (runner/seeds.cell_key), so the cells' add up."""
+        return sum(self.units[c] for c in cells)
 
 
-def part_counts(run: Run) -> PartCounts:
-    """PartCounts of the run's parts (one pass over them, cached on the run)."""
+def part_counts(run: Run) -> ReportCounts:
+    """The run's ReportCounts (cached on the run)."""
     if "counts" not in run.cache:
-        _read_parts_once(run)
+        counts = ReportCounts()
+        for cell, t in run.tallies.items():
+            _count_cell(counts, cell, t)
+        run.cache["counts"] = counts
     return run.cache["counts"]
 
 
-def _read_parts_once(run: Run) -> None:
-    """Read every part once for part_counts (the figures the workers' tallies do not hold:
-    seeds, copies, the histograms of scores and turns); cache it on the run."""
-    parts = list(run.parts)
-    wanted = dict.fromkeys([*KEYS, "pair", "game", *COPY, *HISTOGRAMS])
-    names = pl.scan_parquet(parts[:1]).collect_schema().names()
-    counts = PartCounts()
-    for _, frame in read_parts(parts, [c for c in wanted if c in names]):
-        _count_part(frame, counts)
-    run.cache["counts"] = counts
-
-
-def _count_part(frame: pl.DataFrame, counts: PartCounts) -> None:
-    """Add one part to counts: copies from the codes of rows two by two when the part is in
-    the runner's layout, else from polars' group-by; the rest per cell."""
-    frame = frame.with_columns(pl.col(KEYS).cast(pl.String))
-    shape = part_shape(frame, KEYS)
-    if shape == "pairs":
-        same = np.ones(frame.height // 2, dtype=bool)
-        for c in COPY:
-            codes = column_codes(frame[c])
-            values = frame[c].to_physical().to_numpy() if codes is None else codes[0]
-            same &= values[0::2] == values[1::2]
-        counts.games, counts.pairs = counts.games + frame.height, counts.pairs + len(same)
-        counts.copies += int(same.sum())
-    elif shape == "games":
-        counts.games += frame.height
-    else:
-        per_pair = frame.group_by("pair", *KEYS).agg(
-            pl.len().alias("n"), pl.struct(*COPY).n_unique().alias("distinct")
-        )
-        row = per_pair.select(*_pair_sums()).row(0)
-        counts.games += int(row[0] or 0)
-        counts.pairs += int(row[1] or 0)
-        counts.copies += int(row[2] or 0)
-    for cell_frame in frame.partition_by(KEYS) if shape is None else [frame]:
-        cell = tuple(cell_frame[k][0] for k in KEYS)
-        pair = cell_frame["pair"]
-        counts.add_pairs(cell, pair.drop_nulls().to_numpy(), pair.null_count())
-        for c in HISTOGRAMS:
-            found = cell_frame[c].value_counts()
-            into = counts.values.setdefault((*cell, c), {})
-            for value, n in found.iter_rows():
-                into[value] = into.get(value, 0) + n
+def _count_cell(counts: ReportCounts, cell: tuple[str, str], t) -> None:
+    """Add one cell's tallies (a CellTally) to counts."""
+    units, games = t.moments["games"][0], int(t.moments["games"][1])
+    counts.games += games
+    counts.pairs += units if t.paired else 0
+    counts.copies += int(t.moments["copies"][1])
+    counts.units[cell] = units
+    for column, group, scale in (
+        ("score_first", "score_first", 10),
+        ("score_second", "score_second", 10),
+        ("turns", "length", 1),
+    ):
+        n = game_counts(t.hist, group)
+        counts.values[(*cell, column)] = {scale * int(v): int(n[v]) for v in np.flatnonzero(n)}
+    ends = group_counts(t.hist, "end", t.paired)
+    per_game = ends.sum(axis=0) + ends.sum(axis=1) if t.paired else ends
+    reasons = (None, *ENDS)  # code 0: no end reason
+    counts.values[(*cell, "end_reason")] = {
+        reasons[code]: int(per_game[code]) for code in np.flatnonzero(per_game)
+    }
 
 
 WIN_QUANTITIES = {  # the report's name -> the tallies' (store/quantities.py)
@@ -458,8 +409,9 @@ def distribution_section(run: Run) -> list[dict]:
 
 
 def _part_distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-    """_distributions from part_counts' histograms: means and medians of whole numbers
-    from their counts are exactly polars' over the games."""
+    """Per cell games, seeds, mean scores and turns, and histograms, from part_counts' counts
+    of each value: means and medians of whole numbers from their counts are exactly
+    polars' over the games."""
     counts = part_counts(run)
     hist = {
         c: pl.DataFrame(
@@ -474,7 +426,7 @@ def _part_distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]
         for c in HISTOGRAMS
     }
     rows = []
-    for cell in counts.seen:
+    for cell in counts.units:
         values = {c: counts.values[(*cell, c)] for c in ("score_first", "score_second", "turns")}
         rows.append(
             dict(zip(KEYS, cell, strict=True))

@@ -3,12 +3,11 @@
 Every summary figure comes from the tallies the workers write (sim/store/tallies.py). What
 is here serves what those cannot: the unit of a row (its seat-swapped pair, or the game
 itself when seats were not swapped) for per-unit comparisons, the card tallies summed over
-chunks, and the parts read one at a time for paired differences and the report's histograms.
+chunks, and the parts read one at a time for paired differences.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from sim.stats import Tally
@@ -112,27 +111,3 @@ def _constant(column: pl.Series) -> bool:
     if isinstance(column.dtype, pl.Categorical | pl.Enum):  # compare codes, not text
         column = column.to_physical()
     return column.min() == column.max()
-
-
-MAX_RADIX = 4096  # a column with a wider range of values is compared as it is
-
-
-def column_codes(column: pl.Series) -> tuple[np.ndarray, int] | None:
-    """A column as small non-negative integers (null the largest) and their count: its
-    physical codes (categories, enum values, integers) shifted to start at 0."""
-    dtype = column.dtype
-    if dtype == pl.String:
-        column = column.cast(pl.Categorical)
-    elif not (isinstance(dtype, pl.Categorical | pl.Enum | pl.Boolean) or dtype.is_integer()):
-        return None
-    physical = column.to_physical().cast(pl.Int64)
-    low, high = physical.min(), physical.max()
-    if low is None:  # every value null
-        return np.zeros(len(column), dtype=np.int32), 1
-    radix = high - low + 2
-    if radix > MAX_RADIX:
-        return None
-    if column.null_count():
-        physical = physical.fill_null(high + 1)
-    values = physical.to_numpy().astype(np.int32)  # int32: half the memory traffic of int64
-    return (values - np.int32(low) if low else values), radix

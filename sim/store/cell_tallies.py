@@ -13,9 +13,10 @@ import polars as pl
 
 from sim.stats import Tally
 from sim.store import layout, verify
-from sim.store.quantities import DIRECT, GROUPS, OFFSETS, moments
+from sim.store.quantities import DIRECT, GAME_GROUPS, GROUPS, OFFSETS, moments
 
 Cell = tuple[str, str]
+_ROOM_OF = {name: i for i, name in enumerate((*GROUPS, *GAME_GROUPS))}  # its OFFSETS index
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def _part_counts(parts: list[Path]):
             if name in DIRECT:
                 direct[DIRECT.index(name), code[at]] = count[at]
             else:
-                np.add.at(hist, OFFSETS[GROUPS.index(name)] + code[at], count[at])
+                np.add.at(hist, OFFSETS[_ROOM_OF[name]] + code[at], count[at])
         yield (config, matchup), (hist, direct, bool(paired))
 
 

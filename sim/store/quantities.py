@@ -32,8 +32,16 @@ SIZES = {
     "decided": DECIDED_NAN + 1,
 }
 GROUPS = tuple(SIZES)
-DIRECT = ("turns", "turns_sq", "arc:lead_changes")  # summed per unit, no histogram
-OFFSETS = np.cumsum([0, *(SIZES[g] ** 2 for g in GROUPS)])  # each group's room for pairs
+# Groups counted per game, not per unit: the report's histograms (too many codes for pairs).
+TURN_CODES = 1024  # a game's turns (the rules end every game far sooner)
+GAME_SIZES = {"score_first": 22, "score_second": 22, "length": TURN_CODES}  # score / 10; turns
+GAME_GROUPS = tuple(GAME_SIZES)
+DIRECT = ("turns", "turns_sq", "arc:lead_changes", "copies")  # summed per unit
+"""A unit's summed turns, squared turns, lead changes, and 1 for a pair whose two games ended
+alike (same winner, turns and first seat's score: a strategy that replays itself)."""
+OFFSETS = np.cumsum(
+    [0, *(SIZES[g] ** 2 for g in GROUPS), *(GAME_SIZES[g] for g in GAME_GROUPS)]
+)  # each group's room: pairs of codes, or one game's code
 
 
 def quantities() -> dict[str, tuple[str, np.ndarray, np.ndarray | None]]:
@@ -115,6 +123,12 @@ def moments(hist: np.ndarray, direct: np.ndarray, paired: bool) -> dict[str, tup
     games = 0.0 if paired else units * step
     out["pairless"] = (units, games, units * step, games, units * step * step, games * step)
     return out
+
+
+def game_counts(hist: np.ndarray, group: str) -> np.ndarray:
+    """A per-game group's counts: games by code (GAME_SIZES)."""
+    g = len(GROUPS) + GAME_GROUPS.index(group)
+    return hist[OFFSETS[g] : OFFSETS[g + 1]]
 
 
 def group_counts(hist: np.ndarray, group: str, paired: bool) -> np.ndarray:

@@ -16,13 +16,13 @@ from typer.testing import CliRunner
 
 from reports.html import (
     MIN_SEEDS,
-    PartCounts,
     ReportError,
     advantage,
     build_report,
     card_table,
     card_verdicts,
     load_run,
+    part_counts,
     winrate_table,
     write_report,
 )
@@ -58,6 +58,9 @@ def page(run_dir: Path) -> str:
 def games(run_dir: Path) -> pl.DataFrame:
     frame = pl.read_parquet(run_dir / "games" / "*.parquet")
     return frame.with_columns(pl.col(pl.Categorical, pl.Enum).cast(pl.String))
+
+
+COPY = ["winner", "turns", "score_first"]  # a pair whose games agree on these: a copy
 
 
 def cli(*args: str):
@@ -311,14 +314,20 @@ def test_a_corrupt_table_fails_cleanly(tmp_path: Path) -> None:
     assert "cannot read the run's tables" in result.stderr
 
 
-def test_seeds_of_two_match_ups_add_up() -> None:
+def test_seeds_of_two_match_ups_add_up(tmp_path: Path) -> None:
     """Pair 0 of random,random and pair 0 of greedy,random are different seeds (each
-    match-up has its own seed key), so a config's line control counts both."""
-    counts = PartCounts()
-    pairs = np.arange(10).repeat(2)
-    counts.add_pairs(("base", "random,random"), pairs, 0)
-    counts.add_pairs(("base", "greedy,random"), pairs, 0)
-    counts.add_pairs(("base", "greedy,random"), np.arange(5, 15).repeat(2), 3)
-    assert counts.seeds([("base", "random,random")]) == 10
-    assert counts.seeds([("base", "greedy,random")]) == 15 + 3
-    assert counts.seeds([("base", "random,random"), ("base", "greedy,random")]) == 10 + 18
+    match-up has its own seed key), so a config's line control counts both; and the report's
+    counts off the tallies are the games table's (games, pairs, copies, histograms)."""
+    plan = make_plan(["base"], ["random,random", "greedy,greedy"], 200, 3, True, 100)
+    run = load_run(execute(plan, tmp_path / "r", RunOptions(workers=1)).out)
+    games = pl.read_parquet(list(run.parts)).with_columns(pl.col(pl.Categorical).cast(pl.String))
+    counts = part_counts(run)
+    cells = [("base", "random,random"), ("base", "greedy,greedy")]
+    assert [counts.seeds([c]) for c in cells] == [100, 100]
+    assert counts.seeds(cells) == 200 == counts.pairs and counts.games == 400
+    per_pair = games.group_by("matchup", "pair").agg(pl.struct(COPY).n_unique() == 1)
+    assert counts.copies == per_pair["winner"].sum()  # greedy replays itself: 100 at least
+    assert counts.copies >= 100
+    for column in ("score_first", "turns", "end_reason"):
+        cell = games.filter(pl.col("matchup") == "random,random")[column].value_counts()
+        assert counts.values[("base", "random,random", column)] == dict(cell.iter_rows())

@@ -41,16 +41,22 @@ GAME_COLUMNS = [
 SORT = ["config", "matchup", "game"]
 
 
+SUMMED = {  # tables of per-chunk counts: their keys and count
+    "leads": (["config", "matchup", "turn", "ahead", "margin"], "games"),
+    "tallies": (["config", "matchup", "paired", "tally", "code"], "count"),
+}
+
+
 def table(out: Path, name: str) -> pl.DataFrame:
-    """A table of a run folder, rows in a fixed order; card tallies summed over chunks."""
+    """A table of a run folder, rows in a fixed order; per-chunk counts summed over chunks."""
     if name == "card_tallies":
         return stored_tallies(out)
-    if name == "leads":  # per chunk: summed, as the report does
+    if name in SUMMED:  # per chunk: summed, as the readers do
         frame = pl.read_parquet(out / name / "*.parquet").with_columns(
             pl.col(pl.Categorical, pl.Enum).cast(pl.String)
         )
-        keys = ["config", "matchup", "turn", "ahead", "margin"]
-        return frame.group_by(keys).agg(pl.col("games").sum()).sort(keys, nulls_last=True)
+        keys, value = SUMMED[name]
+        return frame.group_by(keys).agg(pl.col(value).sum()).sort(keys, nulls_last=True)
     frame = pl.read_parquet(out / name / "*.parquet").drop("run_id", strict=False)
     keys = SORT + (["seat"] if name == "cards" else [])
     return frame.with_columns(pl.col(pl.Categorical).cast(pl.String)).sort(keys)
@@ -65,7 +71,7 @@ def small_plan(**kw):
 def test_results_do_not_depend_on_workers_or_chunks(tmp_path):
     one = execute(small_plan(chunk_size=1200), tmp_path / "one", RunOptions(workers=1)).out
     many = execute(small_plan(chunk_size=250), tmp_path / "many", RunOptions(workers=2)).out
-    for name in ("games", "card_tallies", "leads"):
+    for name in ("games", "card_tallies", "leads", "tallies"):
         assert table(one, name).equals(table(many, name))
     assert len(list((many / "games").glob("*.parquet"))) > len(list((one / "games").glob("*")))
 
@@ -165,7 +171,7 @@ def test_rerun_continues_and_ends_with_the_same_tables(tmp_path):
     (part / "winrates.parquet").unlink()
     again = execute(plan, part, RunOptions(workers=1))
     assert 0 < again.played < again.played + again.skipped
-    for name in ("games", "card_tallies", "leads"):
+    for name in ("games", "card_tallies", "leads", "tallies"):
         assert table(part, name).equals(table(full, name))
     assert pl.read_parquet(part / "winrates.parquet").equals(
         pl.read_parquet(full / "winrates.parquet")
@@ -301,7 +307,7 @@ def test_dask_backend_gives_the_same_tables_as_local(tmp_path):
             tmp_path / "dask",
             RunOptions(backend="dask", scheduler=client),
         ).out
-    for name in ("games", "card_tallies"):
+    for name in ("games", "card_tallies", "leads", "tallies"):
         assert table(local, name).equals(table(remote, name))
 
 
