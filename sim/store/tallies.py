@@ -106,34 +106,48 @@ def _codes(fields, swapped, codes):
     """Each game's code in each group (quantities.SIZES', then GAME_SIZES' order),
     branch-free where it can: a chunk's outcomes are as good as random, so branches would
     mispredict."""
+    winner, outcome, tie_line = (
+        fields[eg.R_WINNER],
+        fields[eg.R_OUTCOME],
+        fields[eg.R_TIEBREAK_LINE],
+    )
+    decided, deficit, half = (
+        fields[eg.R_DECIDED_TURN],
+        fields[eg.R_MAX_DEFICIT],
+        fields[eg.R_HALF_LEADER],
+    )
+    end, turns = fields[eg.R_END], fields[eg.R_TURNS]
+    score_first, score_second = fields[eg.R_SCORE_FIRST], fields[eg.R_SCORE_SECOND]
     for i in range(fields.shape[1]):
-        w, o = np.int64(fields[eg.R_WINNER, i]), np.int64(fields[eg.R_OUTCOME, i])
-        tl, dt = np.int64(fields[eg.R_TIEBREAK_LINE, i]), np.int64(fields[eg.R_DECIDED_TURN, i])
+        w, o = np.int64(winner[i]), np.int64(outcome[i])
+        tl, dt = np.int64(tie_line[i]), np.int64(decided[i])
         codes[0, i] = w * 2 + np.int64(swapped[i])
         tie = np.int64(o == eg.OUTCOME_TIEBREAK)
         tie_code = TIE + 2 * (tl // 10 - 1) if tl > 0 else NO_LINE
         codes[1, i] = np.int64(o == eg.OUTCOME_DRAW) + tie * (
             tie_code + np.int64(w == eg.WIN_SECOND)
         )
-        codes[2, i] = fields[eg.R_END, i]
-        leader = np.int64(fields[eg.R_HALF_LEADER, i])
+        codes[2, i] = end[i]
+        leader = np.int64(half[i])
         codes[_HALF, i] = np.int64(leader >= 0) * (1 + np.int64(leader == w))
         won = np.int64(dt >= 0)
         band = np.int64(1)
         for points in COMEBACKS:
-            band += np.int64(fields[eg.R_MAX_DEFICIT, i] >= points)
+            band += np.int64(deficit[i] >= points)
         codes[_HALF + 1, i] = won * band
-        t = np.int64(fields[eg.R_TURNS, i])
+        t = np.int64(turns[i])
         # the first grid step s with decided / turns <= s / GRID: an exact ceiling (a ratio
         # of small integers is never within rounding of an integer it is not)
         steps = np.int64(np.ceil(GRID * np.float64(max(dt, 0)) / max(t, 1)))
         codes[_HALF + 2, i] = won * (1 + steps if t > 0 else DECIDED_NAN)
-        codes[_GAME, i] = fields[eg.R_SCORE_FIRST, i] // 10
-        codes[_GAME + 1, i] = fields[eg.R_SCORE_SECOND, i] // 10
-        codes[_GAME + 2, i] = min(t, TURN_CODES - 1)
+    for i in range(fields.shape[1]):  # apart: in the loop above they stop its vectorising
+        codes[_GAME, i] = np.uint32(score_first[i]) // np.uint32(10)
+        codes[_GAME + 1, i] = np.uint32(score_second[i]) // np.uint32(10)
+        codes[_GAME + 2, i] = min(np.uint32(turns[i]), np.uint32(TURN_CODES - 1))
     for line in range(MAX_LINES):
+        held = fields[eg.R_LINE0 + line]
         for i in range(fields.shape[1]):
-            who = np.int64(fields[eg.R_LINE0 + line, i])
+            who = np.int64(held[i])
             codes[3 + line, i] = who + 3 * np.int64(who < 0)  # -1 (nobody) -> 2
 
 
@@ -155,30 +169,22 @@ def _scatter(codes, paired, hist):
 def _direct(fields, paired):
     """DIRECT's per-unit sums and sums of squares: turns, turns squared, lead changes, and
     whether a pair's two games ended alike (winner, turns, first seat's score)."""
-    direct = np.zeros((_N_DIRECT, 2), dtype=np.int64)
+    turns, changes = fields[eg.R_TURNS], fields[eg.R_LEAD_CHANGES]
+    winner, score = fields[eg.R_WINNER], fields[eg.R_SCORE_FIRST]
     step = 2 if paired else 1
+    s_t = s_t2 = s_lc = q_t = q_t2 = q_lc = copies = np.int64(0)  # sums, sums of squares
     for u in range(0, fields.shape[1] - step + 1, step):
-        t = t2 = lc = np.int64(0)
-        for i in range(u, u + step):
-            turns = np.int64(fields[eg.R_TURNS, i])
-            t += turns
-            t2 += turns * turns
-            lc += fields[eg.R_LEAD_CHANGES, i]
-        alike = np.int64(0)
-        if paired:
-            alike = np.int64(
-                fields[eg.R_WINNER, u] == fields[eg.R_WINNER, u + 1]
-                and fields[eg.R_TURNS, u] == fields[eg.R_TURNS, u + 1]
-                and fields[eg.R_SCORE_FIRST, u] == fields[eg.R_SCORE_FIRST, u + 1]
-            )
-        direct[0, 0] += t
-        direct[0, 1] += t * t
-        direct[1, 0] += t2
-        direct[1, 1] += t2 * t2
-        direct[2, 0] += lc
-        direct[2, 1] += lc * lc
-        direct[3, 0] += alike
-        direct[3, 1] += alike
+        v = u + step - 1  # the unit's last game: u itself when games are the units
+        t_u, t_v = np.int64(turns[u]), np.int64(turns[v])
+        t = t_u + t_v if paired else t_u
+        t2 = t_u * t_u + t_v * t_v if paired else t_u * t_u
+        lc = np.int64(changes[u]) + np.int64(changes[v]) if paired else np.int64(changes[u])
+        copies += paired & (winner[u] == winner[v]) & (t_u == t_v) & (score[u] == score[v])
+        s_t, s_t2, s_lc = s_t + t, s_t2 + t2, s_lc + lc
+        q_t, q_t2, q_lc = q_t + t * t, q_t2 + t2 * t2, q_lc + lc * lc
+    direct = np.empty((_N_DIRECT, 2), dtype=np.int64)
+    direct[0, 0], direct[0, 1], direct[1, 0], direct[1, 1] = s_t, q_t, s_t2, q_t2
+    direct[2, 0], direct[2, 1], direct[3, 0], direct[3, 1] = s_lc, q_lc, copies, copies
     return direct
 
 
