@@ -68,7 +68,7 @@ def expected_quantities(lines: list[int]) -> dict:
 
 
 @pytest.fixture(scope="module")
-def mixed(tmp_path_factory, every_loop) -> Path:
+def mixed(tmp_path_factory) -> Path:
     """Pairs of base and variants (greedy against random, 3 chunks a cell), and single
     games of 101 against the solo CPU (its tie-breaks have no deciding line)."""
     out = tmp_path_factory.mktemp("tallies")
