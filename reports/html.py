@@ -200,7 +200,7 @@ def overview(run: Run) -> dict:
 
 def _pair_counts(run: Run) -> tuple[int, int, int]:
     """Games, seat-swapped pairs, and pairs whose two games ended alike (ReportCounts)."""
-    counts = part_counts(run)
+    counts = report_counts(run)
     return counts.games, counts.pairs, counts.copies
 
 
@@ -225,7 +225,7 @@ class ReportCounts:
         return sum(self.units[c] for c in cells)
 
 
-def part_counts(run: Run) -> ReportCounts:
+def report_counts(run: Run) -> ReportCounts:
     """The run's ReportCounts (cached on the run)."""
     if "counts" not in run.cache:
         counts = ReportCounts()
@@ -269,8 +269,8 @@ WIN_QUANTITIES = {  # the report's name -> the tallies' (store/quantities.py)
 def winrate_table(run: Run) -> pl.DataFrame:
     """Per config and match-up: games, seeds, wins by seat and by strategy, draws, and the
     tallies of the seat rates and A's and the first seat's scores (the workers' tallies;
-    seeds from part_counts)."""
-    counts = part_counts(run)
+    seeds from report_counts)."""
+    counts = report_counts(run)
     out = []
     for cell, t in run.tallies.items():
         m = t.moments
@@ -404,15 +404,15 @@ def shares(counts: pl.DataFrame, column: str, values: Sequence[int]) -> list[flo
 
 def distribution_section(run: Run) -> list[dict]:
     """Final scores by seat and game length, as histograms per config and match-up."""
-    cells, counts = _part_distributions(run)
+    cells, counts = _distributions(run)
     return [distribution_cell(r, counts) for r in cells.iter_rows(named=True)]
 
 
-def _part_distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-    """Per cell games, seeds, mean scores and turns, and histograms, from part_counts' counts
-    of each value: means and medians of whole numbers from their counts are exactly
+def _distributions(run: Run) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """Per cell games, seeds, mean scores and turns, and histograms, from report_counts'
+    counts of each value: means and medians of whole numbers from their counts are exactly
     polars' over the games."""
-    counts = part_counts(run)
+    counts = report_counts(run)
     hist = {
         c: pl.DataFrame(
             [
@@ -514,7 +514,7 @@ def line_control_section(run: Run) -> dict:
     """Share of games each line ends controlled by the first or second seat, per config."""
     configs = sorted({config for config, _ in run.tallies})
     columns = line_columns(run)[: max(config_lines(run, c) for c in configs)]
-    table = _part_lines(run, columns)
+    table = _lines(run, columns)
     rows, notes = [], []
     for r in table.iter_rows(named=True):
         rows += heat_rows(r, columns, config_lines(run, r["config"]))
@@ -527,11 +527,11 @@ def line_control_section(run: Run) -> dict:
     }
 
 
-def _part_lines(run: Run, columns: list[str]) -> pl.DataFrame:
-    """Per config: seeds (part_counts), unit, games, the games each line's control went to
+def _lines(run: Run, columns: list[str]) -> pl.DataFrame:
+    """Per config: seeds (report_counts), unit, games, the games each line's control went to
     each seat, and the tallies of those shares, summed over the config's match-ups (units
     never span cells)."""
-    counts = part_counts(run)
+    counts = report_counts(run)
     by_config: dict = {}
     for cell, t in run.tallies.items():
         by_config[cell[0]] = by_config[cell[0]] + t if cell[0] in by_config else t

@@ -22,7 +22,7 @@ from reports.html import (
     card_table,
     card_verdicts,
     load_run,
-    part_counts,
+    report_counts,
     winrate_table,
     write_report,
 )
@@ -321,7 +321,7 @@ def test_seeds_of_two_match_ups_add_up(tmp_path: Path) -> None:
     plan = make_plan(["base"], ["random,random", "greedy,greedy"], 200, 3, True, 100)
     run = load_run(execute(plan, tmp_path / "r", RunOptions(workers=1)).out)
     games = pl.read_parquet(list(run.parts)).with_columns(pl.col(pl.Categorical).cast(pl.String))
-    counts = part_counts(run)
+    counts = report_counts(run)
     cells = [("base", "random,random"), ("base", "greedy,greedy")]
     assert [counts.seeds([c]) for c in cells] == [100, 100]
     assert counts.seeds(cells) == 200 == counts.pairs and counts.games == 400
