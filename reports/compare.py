@@ -37,6 +37,7 @@ from sim.stats import Estimate, Tally, p_text, unit_text
 from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
 from sim.store.categories import ENDS
+from sim.store.cell_tallies import keyed
 from sim.store.folder import RunFolder
 from sim.store.quantities import END_ORDER
 
@@ -277,12 +278,7 @@ def tally_row(run: RunFolder, config: str, matchup: str, chosen: list) -> dict:
     row of `name:field` keys (reports.tally.from_row reads it)."""
     counted = run.tallies[(config, matchup)].moments
     named = {name: tally for name, _, _, _, tally in chosen} | {BALANCE: "seat:first score"}
-    fields = ("units", "y", "z", "yy", "zz", "yz")
-    return {
-        f"{name}:{f}": v
-        for name, tally in named.items()
-        for f, v in zip(fields, counted[tally], strict=True)
-    }
+    return {k: v for name, tally in named.items() for k, v in keyed(name, counted[tally]).items()}
 
 
 def has_arc(*columns) -> bool:

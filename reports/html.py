@@ -30,7 +30,8 @@ from reports.verdict import DEFAULT_MARGIN, decide
 from sim.players.specs import split_top_level
 from sim.stats import Estimate, p_text
 from sim.stats import rate as rate_estimate
-from sim.store.categories import ENDS
+from sim.store.categories import ENDS, MOMENTS
+from sim.store.cell_tallies import keyed, summed
 from sim.store.folder import RunFolderError, open_run, plain
 from sim.store.quantities import game_counts, group_counts
 
@@ -282,7 +283,7 @@ def winrate_table(run: Run) -> pl.DataFrame:
         row |= {"draws": round(y["draw"]), "a_wins": a_wins}
         row |= {"b_wins": row["games"] - a_wins - row["draws"]}
         for name, q in WIN_QUANTITIES.items():
-            row |= {f"{name}:{f}": v for f, v in zip(MOMENTS, m[q], strict=True)}
+            row |= keyed(name, m[q])
         out.append(row)
     return pl.DataFrame(out).sort(KEYS)
 
@@ -532,9 +533,7 @@ def _lines(run: Run, columns: list[str]) -> pl.DataFrame:
     each seat, and the tallies of those shares, summed over the config's match-ups (units
     never span cells)."""
     counts = report_counts(run)
-    by_config: dict = {}
-    for cell, t in run.tallies.items():
-        by_config[cell[0]] = by_config[cell[0]] + t if cell[0] in by_config else t
+    by_config = summed((cell[0], t) for cell, t in run.tallies.items())
     rows = []
     for config, t in sorted(by_config.items()):
         cells = [cell for cell in run.tallies if cell[0] == config]
@@ -544,7 +543,7 @@ def _lines(run: Run, columns: list[str]) -> pl.DataFrame:
             for seat in ("first", "second"):
                 m = t.moments[f"line:{c.removeprefix('line_')}:{seat}"]
                 row[f"{c}:{seat}"] = round(m[1])
-                row |= {f"t:{c}:{seat}:{f}": v for f, v in zip(MOMENTS, m, strict=True)}
+                row |= keyed(f"t:{c}:{seat}", m)
         rows.append(row)
     return pl.DataFrame(rows)
 
@@ -622,9 +621,6 @@ def card_table(run: Run) -> pl.DataFrame:
             *(pl.col(f"{rate}_{m}").alias(f"{name}:{m}") for m in MOMENTS),
         ]
     return sums.select(columns).join(cells.collect(), on=KEYS).sort(*KEYS, "kind")
-
-
-MOMENTS = ("units", "y", "z", "yy", "zz", "yz")
 
 
 def card_difference(r: dict) -> Difference | str:

@@ -24,6 +24,7 @@ from reports.board import SEATS
 from reports.league import cell_players, flipped
 from reports.verdict import BAND_KINDS, Verdict, against, decide
 from sim.stats import Estimate, Tally, rate, sequence_margin, sequential_rate, unit_variance
+from sim.store.cell_tallies import summed
 
 LADDER = ("random", "greedy", "heuristic", "mc", "ismcts")
 """The built-in players from weakest to strongest at their default budgets."""
@@ -290,11 +291,8 @@ def cell_arcs(folders: list) -> dict[tuple[str, str], game_arc.Arc]:
     summed tallies; empty when any folder lacks the arc columns (runs before #34)."""
     if not folders or any(not set(game_arc.COLUMNS) <= set(f.columns) for f in folders):
         return {}
-    summed: dict = {}
-    for folder in folders:
-        for cell, counted in folder.tallies.items():
-            summed[cell] = summed[cell] + counted if cell in summed else counted
-    return {cell: game_arc.from_tallies(t.row(), t.unit) for cell, t in summed.items()}
+    cells = summed(pair for folder in folders for pair in folder.tallies.items())
+    return {cell: game_arc.from_tallies(t.row(), t.unit) for cell, t in cells.items()}
 
 
 ARC_COLUMNS = ("lead changes\nper game", "won from\n10+ behind", "half-time\nleader wins",

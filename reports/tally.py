@@ -11,6 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from sim.stats import Tally
+from sim.store.categories import MOMENTS
 
 
 def unit() -> pl.Expr:
@@ -29,14 +30,12 @@ def unit_name(frame: pl.DataFrame) -> str:
 
 def from_row(row: dict, name: str) -> Tally:
     """Quantity name's Tally from a row of `name:field` keys (CellTally.row)."""
-    fields = ("units", "y", "z", "yy", "zz", "yz")
-    return Tally(*(row[f"{name}:{f}"] for f in fields))
+    return Tally(*(row[f"{name}:{f}"] for f in MOMENTS))
 
 
 # --- card tallies: the runner's per-chunk sums (sim.store.tables.card_tally_columns) -------
 
 CARD_RATES = ("any_played", "won_played", "won_unplayed")
-_MOMENTS = ("units", "y", "z", "yy", "zz", "yz")
 
 
 def card_sums(tallies: pl.LazyFrame, by_strategy: bool) -> pl.DataFrame:
@@ -57,7 +56,7 @@ def card_sums(tallies: pl.LazyFrame, by_strategy: bool) -> pl.DataFrame:
 
 def card_tally(row: dict, rate: str) -> Tally:
     """One of CARD_RATES' Tally from a row of card_sums."""
-    return Tally(*(row[f"{rate}_{m}"] for m in _MOMENTS))
+    return Tally(*(row[f"{rate}_{m}"] for m in MOMENTS))
 
 
 # --- reading a run's parts one at a time ------------------------------------------------

@@ -13,6 +13,7 @@ import polars as pl
 
 from sim.stats import Tally
 from sim.store import layout, verify
+from sim.store.categories import MOMENTS
 from sim.store.quantities import DIRECT, GAME_GROUPS, GROUPS, OFFSETS, moments
 
 Cell = tuple[str, str]
@@ -43,33 +44,41 @@ class CellTally:
         return Tally(*self.moments[name])
 
     def __add__(self, other: CellTally) -> CellTally:
-        """The counts of both (of runs with distinct pairs: several rounds of one cell)."""
+        """The counts of both (chunks of one cell, or runs with distinct pairs)."""
         if other.paired != self.paired:
             raise ValueError("a cell's counts mix seat-swapped pairs and single games")
         return CellTally(self.hist + other.hist, self.direct + other.direct, self.paired)
 
     def row(self) -> dict:
-        """Every quantity's fields as `name:field` keys (the shape reports.tally rows have)."""
-        fields = ("units", "y", "z", "yy", "zz", "yz")
-        return {
-            f"{n}:{f}": v for n, m in self.moments.items() for f, v in zip(fields, m, strict=True)
-        }
+        """Every quantity's fields as `name:field` keys (reports.tally.from_row reads them)."""
+        return {k: v for n, m in self.moments.items() for k, v in keyed(n, m).items()}
+
+
+def keyed(name: str, fields) -> dict:
+    """A Tally's fields (in MOMENTS' order) as `name:field` keys."""
+    return {f"{name}:{f}": v for f, v in zip(MOMENTS, fields, strict=True)}
+
+
+def summed(pairs) -> dict:
+    """(key, CellTally) pairs summed by key, keys in the order first seen."""
+    out: dict = {}
+    for key, counted in pairs:
+        try:
+            out[key] = out[key] + counted if key in out else counted
+        except ValueError as exc:  # name the cell
+            name = " · ".join(key) if isinstance(key, tuple) else str(key)
+            raise ValueError(f"{name}: {exc}") from None
+    return out
 
 
 def cell_tallies(folder: Path, games_parts: list[Path]) -> dict[Cell, CellTally]:
     """Every cell's CellTally: the tallies parts of the chunks that have one, the games
     parts of the others (a games part and its chunk's tallies part share a file name)."""
     tallied = {p.name: p for p in verify.counted_parts(folder, layout.TALLIES)}
-    sums: dict[Cell, list] = {}
-    for part in games_parts:
-        if part.name not in tallied:
-            for cell, counted in _games_counts(part):
-                _add(sums, cell, *counted)
+    found = [c for part in games_parts if part.name not in tallied for c in _games_counts(part)]
     parts = [tallied[p.name] for p in games_parts if p.name in tallied]
-    if parts:
-        for cell, counted in _part_counts(parts):
-            _add(sums, cell, *counted)
-    return {cell: CellTally(h, d, paired) for cell, (h, d, paired) in sums.items()}
+    found += _part_counts(parts) if parts else []
+    return summed((cell, CellTally(*counted)) for cell, counted in found)
 
 
 def chunk_counts(folder: Path, name: str, entry: dict) -> tuple:
@@ -81,16 +90,6 @@ def chunk_counts(folder: Path, name: str, entry: dict) -> tuple:
         return counted
     (_, counted), *_ = _games_counts(layout.part_path(folder, layout.GAMES, name))
     return counted
-
-
-def _add(sums: dict, cell: Cell, hist, direct, paired: bool) -> None:
-    if cell not in sums:
-        sums[cell] = [hist, direct, paired]
-        return
-    held = sums[cell]
-    if held[2] != paired:
-        raise ValueError(f"cell {cell[0]} · {cell[1]} mixes seat-swapped pairs and single games")
-    held[0], held[1] = held[0] + hist, held[1] + direct
 
 
 def _part_counts(parts: list[Path]):

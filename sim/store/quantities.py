@@ -7,6 +7,8 @@ numpy only: the readers use it without loading the compiled kernel.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from sim.engine import game as eg
@@ -44,15 +46,22 @@ OFFSETS = np.cumsum(
 )  # each group's room: pairs of codes, or one game's code
 
 
+def _seat_codes() -> tuple[np.ndarray, ...]:
+    """Per seat code (winner * 2 + swapped): the winner, swapped, A won, B won, a draw."""
+    code = np.arange(SIZES["seat"])
+    won, swapped = code // 2, code % 2
+    a_won = np.where(swapped == 1, won == eg.WIN_SECOND, won == eg.WIN_FIRST)
+    draw = won == eg.DRAW
+    return won, swapped, a_won, ~draw & ~a_won, draw
+
+
+@cache
 def quantities() -> dict[str, tuple[str, np.ndarray, np.ndarray | None]]:
     """Every quantity the summaries show, by name: (group, y of a game by code, z by code or
     None when every game counts 1). docs/statistics.md defines each figure."""
     q: dict = {}
-    seat = np.arange(SIZES["seat"])
-    won, swapped = seat // 2, seat % 2
-    draw = won == eg.DRAW
-    a_won = np.where(swapped == 1, won == eg.WIN_SECOND, won == eg.WIN_FIRST)
-    q["games"] = ("seat", np.ones(len(seat)), None)
+    won, _, a_won, _, draw = _seat_codes()
+    q["games"] = ("seat", np.ones(len(won)), None)
     q["win:first seat"] = ("seat", won == eg.WIN_FIRST, None)
     q["win:second seat"] = ("seat", won == eg.WIN_SECOND, None)
     q["win:draw"] = ("seat", draw, None)
@@ -148,10 +157,7 @@ def win_counts(cell, hist: np.ndarray, paired: bool) -> dict:
     same winner in both games, units by A's and by the first seat's half points) and long
     tie-break rows (summaries.TIE_KEYS, a count, the units with it in both games)."""
     seat = group_counts(hist, "seat", paired)
-    won, swapped = np.arange(6) // 2, np.arange(6) % 2
-    a_won = np.where(swapped == 1, won == eg.WIN_SECOND, won == eg.WIN_FIRST)
-    b_won = (won != eg.DRAW) & ~a_won
-    draw = won == eg.DRAW
+    won, _, a_won, b_won, draw = _seat_codes()
     units = int(seat.sum())
 
     def games(per_code: np.ndarray) -> int:
@@ -235,9 +241,8 @@ def pairs_by_seat_points(hist: np.ndarray) -> np.ndarray:
     """Seat-swapped pairs (a paired cell's `hist`) by A's half points (0 loss, 1 draw, 2
     win) in the game A sat first and in the game it sat second: a 3 x 3 table."""
     seat = group_counts(hist, "seat", True)
-    won, swapped = np.arange(6) // 2, np.arange(6) % 2
-    a_won = np.where(swapped == 1, won == eg.WIN_SECOND, won == eg.WIN_FIRST)
-    half = 2 * a_won + (won == eg.DRAW)
+    _, swapped, a_won, _, draw = _seat_codes()
+    half = 2 * a_won + draw
     table = np.zeros((3, 3), dtype=np.int64)
     for a, b in zip(*np.nonzero(seat), strict=True):
         if swapped[a] != swapped[b]:  # every runner pair; first the unswapped game's points

@@ -29,12 +29,10 @@ QUANTITIES = {  # metric -> its quantity in the workers' tallies (sim/store/quan
 def tallies(run: Path) -> dict[str, dict[str, Tally]]:
     """matchup -> metric -> Tally over one run folder's games (the workers' tallies, read
     through the one run-folder reader; a match-up's configs summed)."""
+    from sim.store.cell_tallies import summed
     from sim.store.folder import open_run
 
-    by_matchup: dict = {}
-    for (_, matchup), counted in open_run(run).tallies.items():
-        held = by_matchup.get(matchup)
-        by_matchup[matchup] = counted if held is None else held + counted
+    by_matchup = summed((matchup, t) for (_, matchup), t in open_run(run).tallies.items())
     return {
         matchup: {m: t.tally(q) for m, q in QUANTITIES.items()} for matchup, t in by_matchup.items()
     }
