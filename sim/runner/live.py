@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sim.runner.plan import RunPlan
 from sim.stats import Tally, confidence_sequence, points
-from sim.store.summaries import FIRST_POINTS, POINTS
+from sim.store.categories import FIRST_POINTS, POINTS
 
 
 @dataclass(frozen=True)

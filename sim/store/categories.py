@@ -21,3 +21,7 @@ CARD_SUMS = ("seat_games", "drawn", "played", "took_effect")
 CARD_RATES = ("any_played", "won_played", "won_unplayed")  # y / z over a unit's seat-games
 MOMENTS = ("units", "y", "z", "yy", "zz", "yz")  # of sim.stats.Tally
 SIDES = ("a", "b", "both")  # the strategy whose seat-games a row counts; both: every seat
+
+# the run's win counts (summaries.py), also read by the live estimates before polars loads
+POINTS = [f"a_points_{h}" for h in range(5)]  # units by A's half points (draw 1, win 2)
+FIRST_POINTS = [f"first_points_{h}" for h in range(5)]  # units by the first seat's

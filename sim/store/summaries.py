@@ -1,6 +1,6 @@
 """The run's summary tables, winrates.parquet and tiebreaks.parquet, summed from every
-chunk's counts (quantities.win_counts). Only polars and sim.stats: the parent writes these at
-the end of a run, where every import is time the whole run waits for.
+chunk's counts (quantities.win_counts). Only polars, sim.stats and the column names: the
+parent writes these at the end of a run, where every import is time the whole run waits for.
 
 Every interval counts the cell's units (seat-swapped pairs, or games when seats were not
 swapped) as sim.stats does for summary, report and compare, so all of them agree.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from sim.store.categories import FIRST_POINTS, POINTS
+
 WIN_KEYS = ["config", "config_hash", "matchup"]
-POINTS = [f"a_points_{h}" for h in range(5)]  # units by A's half points (draw 1, win 2)
-FIRST_POINTS = [f"first_points_{h}" for h in range(5)]  # units by the first seat's
 WIN_COUNTS = [
     "games", "units", "first_wins", "second_wins", "draws", "a_wins", "b_wins",
     "first_both", "second_both", "draw_both", *POINTS, *FIRST_POINTS,
