@@ -212,55 +212,98 @@ def card_tally_columns(cell, swap: bool, cards: np.ndarray, winner, swapped) -> 
     return columns
 
 
+SUM_BLOCK = 1 << 22  # rows of uint8 counts an int32 sum holds: 255 * 2**22 < 2**31
+
+
 @numba.njit(cache=True)
 def _card_tally(cards, kinds, winner, swapped, step, both_only, acc):
-    """acc[side, kind, field] += what card_tally_columns promises, one unit of `step` games
-    at a time: a seat is B's when it is the second and the game is not swapped, or the
-    first of a swapped one; with both_only the per-side rates, never written, are skipped.
-    A unit's (y, z) of each side, kind and rate is counted in a histogram (z <= 2 * step)
-    whose moments are taken once at the end, not summed after every unit: the per-unit
-    sums cost the runner about 10% of random play."""
-    k, top = len(kinds), 2 * step + 1
-    hist = np.zeros((3, k, 3, top * top), np.int64)
-    sums = np.zeros((2, k, 3), np.int64)
-    units_seats = np.zeros(2, np.int64)
+    """acc[side, kind, field] += what card_tally_columns promises over units of `step`
+    games: a seat is B's when it is the second and the game is not swapped, or the first of
+    a swapped one; with both_only the per-side rates, never written, are skipped. The
+    counts are summed over whole game rows, A's and B's apart by the swapped flag; each
+    unit and kind is counted once by a code of its seat-games' played, won and swapped
+    bits, and the rates' (y, z) histograms are made from the codes at the end (one count
+    a unit and kind instead of one a side and rate)."""
+    k, seat_games = len(kinds), 2 * step
+    codes = np.zeros((k, 1 << (2 * seat_games + step)), np.int64)
     for u in range(0, len(winner), step):
-        n0 = n1 = step  # one seat of each game is A's, the other B's
-        units_seats[0] += n0
-        units_seats[1] += n1
+        context = 0
+        for i in range(step):
+            g = u + i
+            won = np.int64(winner[g] == 0) | (np.int64(winner[g] == 1) << 1)
+            context |= won << (seat_games + 2 * i)
+            context |= np.int64(swapped[g]) << (2 * seat_games + i)
         for j in range(k):
-            kind = kinds[j]
-            p0 = p1 = w0 = w1 = v0 = v1 = 0  # played; won having played; won without
-            for g in range(u, u + step):
-                for seat in range(2):
-                    counts = cards[g, seat, kind]
-                    played = counts[1] > 0
-                    won = winner[g] == seat  # WIN_FIRST 0, WIN_SECOND 1
-                    side = 1 if (seat == 1) != swapped[g] else 0
-                    for f in range(3):
-                        sums[side, j, f] += counts[f]
-                    if side:
-                        p1 += played
-                        w1 += won and played
-                        v1 += won and not played
-                    else:
-                        p0 += played
-                        w0 += won and played
-                        v0 += won and not played
+            played = 0
+            for i in range(step):
+                played |= np.int64(cards[u + i, 0, kinds[j], 1] > 0) << (2 * i)
+                played |= np.int64(cards[u + i, 1, kinds[j], 1] > 0) << (2 * i + 1)
+            codes[j, context | played] += 1
+    hist = _rate_histograms(codes, step, both_only)
+    sums = _summed_counts(cards, swapped, SUM_BLOCK)[:, kinds]
+    units = len(winner) // step
+    _moments(acc, hist, sums, np.array([units * step, units * step]), 2 * step + 1)
+
+
+@numba.njit(cache=True)
+def _summed_counts(cards, swapped, rows_per_block):
+    """[side, kind, count] summed over every game's row: side 0 (A's) is the first seat
+    of an unswapped game and the second of a swapped one. Each row is added whole to the
+    sums of its kind of game, in int32 over blocks of rows too few to overflow it (twice
+    as fast as int64 sums; SUM_BLOCK rows at most)."""
+    rows = cards.reshape(len(cards), -1)
+    totals = np.zeros((2, rows.shape[1]), np.int64)
+    block = np.zeros((2, rows.shape[1]), np.int32)
+    for start in range(0, len(rows), rows_per_block):
+        block[:] = 0
+        for g in range(start, min(start + rows_per_block, len(rows))):
+            into = block[1] if swapped[g] else block[0]
+            for x in range(rows.shape[1]):
+                into[x] += rows[g, x]
+        totals += block
+    straight = totals[0].reshape(cards.shape[1:])
+    flipped = totals[1].reshape(cards.shape[1:])
+    sums = np.empty_like(straight)
+    sums[0] = straight[0] + flipped[1]
+    sums[1] = straight[1] + flipped[0]
+    return sums
+
+
+@numba.njit(cache=True)
+def _rate_histograms(codes, step, both_only):
+    """[side, kind, rate, z * top + y]: how many units had each (y, z) of each rate, from
+    the units' codes (_card_tally) split by side into played, won having played and won
+    without."""
+    k, seat_games, top = codes.shape[0], 2 * step, 2 * step + 1
+    hist = np.zeros((3, k, 3, top * top), np.int64)
+    for j in range(k):
+        for code in range(codes.shape[1]):
+            n = codes[j, code]
+            if n == 0:
+                continue
+            p0 = p1 = w0 = w1 = v0 = v1 = 0
+            for b in range(seat_games):
+                b_side = (b % 2 == 1) != ((code >> (2 * seat_games + b // 2)) & 1 == 1)
+                played = (code >> b) & 1
+                won = (code >> (seat_games + b)) & 1
+                if b_side:
+                    p1, w1, v1 = p1 + played, w1 + won * played, v1 + won * (1 - played)
+                else:
+                    p0, w0, v0 = p0 + played, w0 + won * played, v0 + won * (1 - played)
             if not both_only:
-                _count(hist[0, j], top, p0, w0, v0, n0)
-                _count(hist[1, j], top, p1, w1, v1, n1)
-            _count(hist[2, j], top, p0 + p1, w0 + w1, v0 + v1, n0 + n1)
-    _moments(acc, hist, sums, units_seats, top)
+                _count(hist[0, j], top, p0, w0, v0, step, n)
+                _count(hist[1, j], top, p1, w1, v1, step, n)
+            _count(hist[2, j], top, p0 + p1, w0 + w1, v0 + v1, 2 * step, n)
+    return hist
 
 
 @numba.njit(cache=True, inline="always")
-def _count(hist, top, played, won_played, won_unplayed, seats):
-    """One unit's (y, z) of each rate of a side and kind: any_played (played, seats),
+def _count(hist, top, played, won_played, won_unplayed, seats, n):
+    """n units' (y, z) of each rate of a side and kind: any_played (played, seats),
     won_played (won having played, played), won_unplayed (won without, seats - played)."""
-    hist[0, seats * top + played] += 1
-    hist[1, played * top + won_played] += 1
-    hist[2, (seats - played) * top + won_unplayed] += 1
+    hist[0, seats * top + played] += n
+    hist[1, played * top + won_played] += n
+    hist[2, (seats - played) * top + won_unplayed] += n
 
 
 @numba.njit(cache=True)
