@@ -21,7 +21,8 @@ from sim.players.specs import matchup
 from sim.runner.plan import Cell
 from sim.store import parquet
 from sim.store.leads import lead_columns
-from sim.store.schema import serialized_schema
+from sim.store.layout import TABLES
+from sim.store.schema import arrow_schema, serialized_schema
 from sim.store.seeds import game_seeds, played_seeds
 from sim.store.tables import (
     card_tally_columns,
@@ -191,6 +192,11 @@ def _serialized(schema: pa.Schema) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(schema.empty_table(), sink)
     return pq.read_metadata(pa.BufferReader(sink.getvalue())).metadata[b"ARROW:schema"]
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_each_tables_schema_is_carried_as_pyarrows_writer_carries_it(table):
+    assert serialized_schema(table) == _serialized(arrow_schema(table))
 
 
 def test_columns_of_different_lengths_are_refused(tmp_path):
