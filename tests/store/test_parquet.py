@@ -20,8 +20,8 @@ from sim.play.batch import lead_buffer, play_matchup
 from sim.players.specs import matchup
 from sim.runner.plan import Cell
 from sim.store import parquet
-from sim.store.leads import lead_columns
 from sim.store.layout import TABLES
+from sim.store.leads import lead_columns
 from sim.store.schema import arrow_schema, serialized_schema
 from sim.store.seeds import game_seeds, played_seeds
 from sim.store.tables import (
