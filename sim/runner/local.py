@@ -55,18 +55,17 @@ def _worker_loop(conn, play, warm) -> None:
 
 
 class _Worker:
-    """A worker process and its pipe; the parent always knows which chunks it holds: the
-    one it plays, and the next one queued in its pipe."""
+    """A worker process and its pipe; the parent always knows which chunk it holds."""
 
     def __init__(self, ctx, play, warm=None):
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_loop, args=(child, play, warm), daemon=True)
         self.proc.start()
         child.close()  # so the parent's end reads as closed once the worker dies
-        self.held: list[str] = []  # chunk names, in the order the worker plays them
+        self.chunk: str | None = None
 
     def give(self, task: Task) -> None:
-        self.held.append(task.chunk.name)
+        self.chunk = task.chunk.name
         with suppress(OSError):  # already dead: noticed by the next wait, the chunk retried
             self.conn.send(task)
 
@@ -110,22 +109,26 @@ def run_local(
         pool += [_Worker(ctx, play, warm) for _ in range(workers - len(pool))]
         pending = {task.chunk.name: task for task in tasks}
         todo = list(pending)
-        kills = dict.fromkeys(pending, 0)
+        attempts = dict.fromkeys(pending, 0)
         while pending:
-            _hand_out(pool, todo, pending)
+            for worker in pool:
+                if worker.chunk is None and todo:
+                    chunk = todo.pop(0)
+                    attempts[chunk] += 1
+                    worker.give(pending[chunk])
             ready = wait([w.conn for w in pool] + [w.proc.sentinel for w in pool])
             for worker in [w for w in pool if w.conn in ready or w.proc.sentinel in ready]:
                 reply = worker.reply()
                 if reply is None:
                     pool.remove(worker)
-                    _retry(worker.held, todo, kills)
+                    _retry(worker.chunk, todo, attempts)
                     worker.stop()
                     pool.append(_Worker(ctx, play, warm))
                     continue
                 kind, payload = reply
                 if kind == "error":
                     raise WorkerFailed(payload)
-                worker.held.remove(payload.chunk)
+                worker.chunk = None
                 del pending[payload.chunk]
                 on_done(payload)
         ended_well = True
@@ -186,22 +189,10 @@ def _stop_all(pool: list[_Worker]) -> None:
         worker.stop()
 
 
-def _hand_out(pool: list[_Worker], todo: list[str], pending: dict[str, Task]) -> None:
-    """Give each idle worker a chunk, then, while more chunks wait than there are workers,
-    a second one queued behind it: a worker starts its next chunk without waiting for the
-    parent to hear of the last one (the parent may be flushing parts and the manifest)."""
-    for depth in (1, 2):
-        for worker in pool:
-            if len(worker.held) < depth and todo and (depth == 1 or len(todo) > len(pool)):
-                worker.give(pending[todo.pop(0)])
-
-
-def _retry(held: list[str], todo: list[str], kills: dict[str, int]) -> None:
-    """A dead worker's chunks go back to the front of the line, in order; the one it was
-    playing is charged with the death, up to MAX_ATTEMPTS plays."""
-    if not held:
+def _retry(chunk: str | None, todo: list[str], attempts: dict[str, int]) -> None:
+    """A dead worker's chunk goes back to the front of the line, up to MAX_ATTEMPTS plays."""
+    if chunk is None:
         return
-    kills[held[0]] += 1
-    if kills[held[0]] >= MAX_ATTEMPTS:
-        raise WorkerFailed(f"chunk {held[0]} killed its worker {MAX_ATTEMPTS} times")
-    todo[:0] = held
+    if attempts[chunk] >= MAX_ATTEMPTS:
+        raise WorkerFailed(f"chunk {chunk} killed its worker {MAX_ATTEMPTS} times")
+    todo.insert(0, chunk)

@@ -216,19 +216,6 @@ def always_kill(task: Task):
     os._exit(9)
 
 
-def kill_by_turns(task: Task):
-    """Chunk 1 kills its worker on its first two plays, chunk 2 on its first: chunk 2 waits
-    queued behind chunk 1 both times, deaths it must not be charged with (three would fail
-    the run)."""
-    deaths = {1: 2, 2: 1}.get(task.chunk.number, 0)
-    for attempt in range(deaths):
-        marker = Path(task.out) / f"killed-{task.chunk.name}-{attempt}"
-        if not marker.exists():
-            marker.write_text("x")
-            os._exit(9)
-    return play_chunk(task)
-
-
 def _tasks(plan, out: Path):
     keys = {c.index: cell_key(plan.seed, c.matchup) for c in plan.cells()}
     schemas = part_schemas()
@@ -272,15 +259,6 @@ def test_a_worker_that_dies_has_its_chunk_retried_and_blocks_no_other(tmp_path, 
     run_local(_tasks(plan, tmp_path), workers, done.append, play=play)
     assert sorted(d.chunk for d in done) == [c.name for c in plan.chunks()]
     assert (tmp_path / "killed-c000-000001").exists()
-
-
-@pytest.mark.timeout(120)
-def test_only_the_chunk_a_worker_was_playing_is_charged_with_its_death(tmp_path):
-    plan = small_plan(configs=["base"], games=2400, chunk_size=400)  # six chunks
-    done = []
-    run_local(_tasks(plan, tmp_path), 1, done.append, play=kill_by_turns)
-    assert sorted(d.chunk for d in done) == [c.name for c in plan.chunks()]
-    assert len(list(tmp_path.glob("killed-*"))) == 3
 
 
 @pytest.mark.timeout(120)
