@@ -189,7 +189,8 @@ def card_tally_columns(cell, swap: bool, cards: np.ndarray, winner, swapped) -> 
     kinds = np.unique(cell.config.kinds())
     acc = np.zeros((3, len(kinds), len(CARD_SUMS) + len(CARD_RATES) * len(MOMENTS)), np.int64)
     one = cell.a == cell.b  # one strategy: only the `both` rows are written
-    _card_tally(cards, kinds, winner, swapped, 2 if swap else 1, one, acc)
+    flat = cards.reshape(len(cards), -1)  # reshaped in numba, the kernel compiled 0.5 s longer
+    _card_tally(cards, flat, kinds, winner, swapped, 2 if swap else 1, one, acc)
     sides = [2] if one else [0, 1, 2]
     rows = acc[sides].reshape(-1, acc.shape[2])
     side = np.repeat(np.array(sides, dtype=np.uint8), len(kinds))
@@ -216,14 +217,14 @@ SUM_BLOCK = 1 << 22  # rows of uint8 counts an int32 sum holds: 255 * 2**22 < 2*
 
 
 @numba.njit(cache=True)
-def _card_tally(cards, kinds, winner, swapped, step, both_only, acc):
+def _card_tally(cards, rows, kinds, winner, swapped, step, both_only, acc):
     """acc[side, kind, field] += what card_tally_columns promises over units of `step`
-    games: a seat is B's when it is the second and the game is not swapped, or the first of
-    a swapped one; with both_only the per-side rates, never written, are skipped. The
-    counts are summed over whole game rows, A's and B's apart by the swapped flag; each
-    unit and kind is counted once by a code of its seat-games' played, won and swapped
-    bits, and the rates' (y, z) histograms are made from the codes at the end (one count
-    a unit and kind instead of one a side and rate)."""
+    games (rows: cards as [game, seat * kind * count]): a seat is B's when it is the
+    second and the game is not swapped, or the first of a swapped one; with both_only the
+    per-side rates, never written, are skipped. The counts are summed over whole game rows,
+    A's and B's apart by the swapped flag; each unit and kind is counted once by a code of
+    its seat-games' played, won and swapped bits, and the rates' (y, z) histograms are made
+    from the codes at the end (one count a unit and kind instead of one a side and rate)."""
     k, seat_games = len(kinds), 2 * step
     codes = np.zeros((k, 1 << (2 * seat_games + step)), np.int64)
     for u in range(0, len(winner), step):
@@ -240,32 +241,42 @@ def _card_tally(cards, kinds, winner, swapped, step, both_only, acc):
                 played |= np.int64(cards[u + i, 1, kinds[j], 1] > 0) << (2 * i + 1)
             codes[j, context | played] += 1
     hist = _rate_histograms(codes, step, both_only)
-    sums = _summed_counts(cards, swapped, SUM_BLOCK)[:, kinds]
-    units = len(winner) // step
-    _moments(acc, hist, sums, np.array([units * step, units * step]), 2 * step + 1)
+    every = _summed_counts(rows, cards.shape[2], cards.shape[3], swapped, SUM_BLOCK)
+    sums = np.zeros((2, k, 3), np.int64)
+    for j in range(k):
+        for f in range(3):
+            sums[0, j, f], sums[1, j, f] = every[0, kinds[j], f], every[1, kinds[j], f]
+    seats = np.full(2, len(winner) // step * step, np.int64)
+    _moments(acc, hist, sums, seats, 2 * step + 1)
 
 
 @numba.njit(cache=True)
-def _summed_counts(cards, swapped, rows_per_block):
-    """[side, kind, count] summed over every game's row: side 0 (A's) is the first seat
-    of an unswapped game and the second of a swapped one. Each row is added whole to the
-    sums of its kind of game, in int32 over blocks of rows too few to overflow it (twice
-    as fast as int64 sums; SUM_BLOCK rows at most)."""
-    rows = cards.reshape(len(cards), -1)
-    totals = np.zeros((2, rows.shape[1]), np.int64)
-    block = np.zeros((2, rows.shape[1]), np.int32)
-    for start in range(0, len(rows), rows_per_block):
+def _summed_counts(rows, kinds, counts, swapped, rows_per_block):
+    """[side, kind, count] summed over every game's row (the [game, seat, kind, count]
+    array as [game, seat * kind * count], reshaped by the caller): side 0 (A's) is the
+    first seat of an unswapped game and the second of a swapped one. Each row is added
+    whole to the sums of its kind of game, in int32 over blocks of rows too few to overflow
+    it (twice as fast as int64 sums; SUM_BLOCK rows at most). Plain loops: array
+    expressions and a reshape here made the writer take seconds longer to compile."""
+    n, width = rows.shape
+    totals = np.zeros((2, width), np.int64)
+    block = np.zeros((2, width), np.int32)
+    for start in range(0, n, rows_per_block):
         block[:] = 0
-        for g in range(start, min(start + rows_per_block, len(rows))):
-            into = block[1] if swapped[g] else block[0]
-            for x in range(rows.shape[1]):
-                into[x] += rows[g, x]
-        totals += block
-    straight = totals[0].reshape(cards.shape[1:])
-    flipped = totals[1].reshape(cards.shape[1:])
-    sums = np.empty_like(straight)
-    sums[0] = straight[0] + flipped[1]
-    sums[1] = straight[1] + flipped[0]
+        for g in range(start, min(start + rows_per_block, n)):
+            flag = 1 if swapped[g] else 0
+            for x in range(width):
+                block[flag, x] += rows[g, x]
+        for flag in range(2):
+            for x in range(width):
+                totals[flag, x] += block[flag, x]
+    sums = np.zeros((2, kinds, counts), np.int64)
+    second = kinds * counts  # where the second seat's counts start in a row
+    for kind in range(kinds):
+        for f in range(counts):
+            x = kind * counts + f
+            sums[0, kind, f] = totals[0, x] + totals[1, second + x]
+            sums[1, kind, f] = totals[0, second + x] + totals[1, x]
     return sums
 
 

@@ -17,7 +17,7 @@ def test_block_sums_equal_plain_sums_by_side(rows_per_block):
     # side 0 (A's): the first seat of an unswapped game, the second of a swapped one
     a = wide[~swapped, 0].sum(axis=0) + wide[swapped, 1].sum(axis=0)
     b = wide[~swapped, 1].sum(axis=0) + wide[swapped, 0].sum(axis=0)
-    sums = _summed_counts(cards, swapped, rows_per_block)
+    sums = _summed_counts(cards.reshape(23, -1), 17, 3, swapped, rows_per_block)
     assert np.array_equal(sums[0], a)
     assert np.array_equal(sums[1], b)
 
