@@ -15,12 +15,13 @@ import polars as pl
 from scipy import special  # not scipy.stats: a second to import for one quantile
 
 from reports import arc as game_arc
-from reports.tally import CARD_RATES, card_sums, card_tally, from_row
+from reports.tally import card_sums, card_tally, from_row
 from sim.players.specs import read_matchup
 from sim.stats import Estimate, Tally, events, unit_text
 from sim.stats import mean as mean_estimate
 from sim.stats import rate as rate_estimate
 from sim.store import quantities
+from sim.store.categories import CARD_RATES
 from sim.store.folder import RunFolder, RunFolderError, first_line
 
 MIN_GAMES = 100

@@ -35,8 +35,6 @@ def from_row(row: dict, name: str) -> Tally:
 
 # --- card tallies: the runner's per-chunk sums (sim.store.tables.card_tally_columns) -------
 
-CARD_RATES = ("any_played", "won_played", "won_unplayed")
-
 
 def card_sums(tallies: pl.LazyFrame, by_strategy: bool) -> pl.DataFrame:
     """The card tallies summed over chunks per config, match-up, strategy (by_strategy: the

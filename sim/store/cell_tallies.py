@@ -14,10 +14,9 @@ import polars as pl
 from sim.stats import Tally
 from sim.store import layout, verify
 from sim.store.categories import MOMENTS
-from sim.store.quantities import DIRECT, GAME_GROUPS, GROUPS, OFFSETS, moments
+from sim.store.quantities import DIRECT, OFFSETS, ROOMS, moments
 
 Cell = tuple[str, str]
-_ROOM_OF = {name: i for i, name in enumerate((*GROUPS, *GAME_GROUPS))}  # its OFFSETS index
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ def _part_counts(parts: list[Path]):
             if name in DIRECT:
                 direct[DIRECT.index(name), code[at]] = count[at]
             else:
-                np.add.at(hist, OFFSETS[_ROOM_OF[name]] + code[at], count[at])
+                np.add.at(hist, OFFSETS[ROOMS.index(name)] + code[at], count[at])
         yield (config, matchup), (hist, direct, bool(paired))
 
 

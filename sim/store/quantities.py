@@ -41,6 +41,7 @@ GAME_GROUPS = tuple(GAME_SIZES)
 DIRECT = ("turns", "turns_sq", "arc:lead_changes", "copies")  # summed per unit
 """A unit's summed turns, squared turns, lead changes, and 1 for a pair whose two games ended
 alike (same winner, turns and first seat's score: a strategy that replays itself)."""
+ROOMS = (*GROUPS, *GAME_GROUPS)  # the histogram's groups, in OFFSETS' order
 OFFSETS = np.cumsum(
     [0, *(SIZES[g] ** 2 for g in GROUPS), *(GAME_SIZES[g] for g in GAME_GROUPS)]
 )  # each group's room: pairs of codes, or one game's code
@@ -136,7 +137,7 @@ def moments(hist: np.ndarray, direct: np.ndarray, paired: bool) -> dict[str, tup
 
 def game_counts(hist: np.ndarray, group: str) -> np.ndarray:
     """A per-game group's counts: games by code (GAME_SIZES)."""
-    g = len(GROUPS) + GAME_GROUPS.index(group)
+    g = ROOMS.index(group)
     return hist[OFFSETS[g] : OFFSETS[g + 1]]
 
 

@@ -21,24 +21,24 @@ from sim.store.quantities import (
     COMEBACKS,
     DECIDED_NAN,
     DIRECT,
-    GAME_GROUPS,
     GAME_SIZES,
     GRID,
     GROUPS,
     LINES,
     NO_LINE,
     OFFSETS,
+    ROOMS,
     SIZES,
     TIE,
     TURN_CODES,
 )
 from sim.store.tables import reused
 
-_ROOMS = np.array([*(SIZES[g] for g in GROUPS), *(GAME_SIZES[g] for g in GAME_GROUPS)])
+_ROOMS = np.array([{**SIZES, **GAME_SIZES}[g] for g in ROOMS])  # codes of each group
 _N_DIRECT = len(DIRECT)
 _HALF = GROUPS.index("half")  # then comeback and decided
 _GAME = len(GROUPS)  # the first per-game group
-TALLIES = (*GROUPS, *GAME_GROUPS, *DIRECT)  # the part's `tally` values
+TALLIES = (*ROOMS, *DIRECT)  # the part's `tally` values
 
 
 def count_chunk(fields: np.ndarray, swapped: np.ndarray, paired: bool) -> tuple:
