@@ -159,18 +159,16 @@ def turn_over(s, line, cid):
 
 @inlined  # on every placement: as a call it cost random play about 7%
 def keep_lead(s, line):
-    """The game's lead (s.arc_lead) after a line's cards changed: only that line's
-    controller can have changed, so the lead moves by the change in its signed points.
-    Kept here, not summed over the lines after every turn (that cost random play 18%).
+    """A line's signed points (s.arc_points) after its cards changed: only that line's
+    controller can have changed. game.track sums the lines' points at the turn's end; a
+    running sum kept here as well cost random play 7% more (benchmarks/engine.py).
     By the line's kept counts, as if every card counted: in a deck with REM, settle_lead
     corrects the lines holding one by the walk at the turn's end (the walk's call here,
     even untaken, cost random play in base 10%)."""
     count = np.int64(s.count[line])
     margin = count - 2 * np.int64(s.ones[line])  # zeros - ones
     held = (np.int64(margin > 0) - np.int64(margin < 0)) * np.int64(count >= 3)
-    points = held * 10 * (line + 1)
-    s.arc_lead += points - s.arc_points[line]
-    s.arc_points[line] = points
+    s.arc_points[line] = held * 10 * (line + 1)
 
 
 @kernel
@@ -181,9 +179,7 @@ def settle_lead(s):
     for line in range(s.lines):
         if s.rems[line]:
             who = controller(s, line)
-            points = (0 if who == NOBODY else 1 - 2 * who) * 10 * (line + 1)
-            s.arc_lead += points - s.arc_points[line]
-            s.arc_points[line] = points
+            s.arc_points[line] = (0 if who == NOBODY else 1 - 2 * who) * 10 * (line + 1)
 
 
 @kernel

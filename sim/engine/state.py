@@ -44,7 +44,7 @@ ARC_TURNS = 1024
 # The per-turn lead histogram (game.record_arc; the report's lead bands): the first seat's
 # lead after each of the first LEAD_TURNS turns (longer games are cut there), in bins of 10
 # points (every line is worth a multiple of 10) from -LEAD_MAX to LEAD_MAX, all the points
-# MAX_LINES lines hold (no lead can pass it; one that did would be clamped)
+# MAX_LINES lines hold (no lead can pass it: record_arc relies on that)
 LEAD_TURNS = 128
 LEAD_MAX = 10 * MAX_LINES * (MAX_LINES + 1) // 2
 LEAD_BINS = 2 * LEAD_MAX // 10 + 1
@@ -138,9 +138,8 @@ STATE_DTYPE = np.dtype(
         ("snap_at", np.int16),
         # the game's arc (#34). The lead, score of digit 0 minus digit 1, is kept where a
         # line's controller can change (board.keep_lead: a card placed, lifted or turned
-        # over): each line's signed points (+value held by digit 0, -value by digit 1) and
-        # their sum (arc_leads, below, holds it at each turn's end)
-        ("arc_lead", np.int32),
+        # over) as each line's signed points (+value held by digit 0, -value by digit 1);
+        # arc_leads, below, holds their sum at each turn's end (game.track)
         ("arc_points", np.int16, (MAX_LINES,)),
         # Last, the arrays of which a game uses a known part (the first cut_len cards, ...):
         # clone copies the fields above in one block and of these only that part (clone.py)

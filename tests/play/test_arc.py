@@ -78,9 +78,10 @@ def test_a_tiebreak_win_is_decided_on_the_last_turn_and_a_draw_has_no_winner_fig
 
 @pytest.mark.parametrize("config_name", ["base", "101", "variants", "large"])
 def test_the_kept_lead_is_the_score_difference_after_every_turn(config_name):
-    """board.keep_lead moves the lead only where cards enter, leave or turn over: after
-    every turn of 30 games (REM in variants and large: controllers by the walk) it equals
-    score(0) - score(1) summed from the lines anew (score.scores), and it moves at all."""
+    """board.keep_lead moves a line's points only where cards enter, leave or turn over:
+    after every turn of 30 games (REM in variants and large: controllers by the walk) the
+    lead game.track notes equals score(0) - score(1) summed from the lines anew
+    (score.scores), and it moves at all."""
     config, players = load(config_name), parse_matchup("greedy,random")
     leads = set()
     for seed in range(30):
@@ -90,8 +91,9 @@ def test_the_kept_lead_is_the_score_difference_after_every_turn(config_name):
         s = arr[0]
         for _ in drive(s, strategies, context, records=False):
             zero, one = scores(s)
-            assert int(s.arc_lead) == zero - one, (config_name, seed, int(s.turns))
-            leads.add(int(s.arc_lead))
+            lead = int(s.arc_leads[s.turns])
+            assert lead == zero - one, (config_name, seed, int(s.turns))
+            leads.add(lead)
     assert len(leads) > 5
 
 
