@@ -55,14 +55,18 @@ def engines_at_once(config: str, games: int, workers: int) -> float:
         "print(bench(load(sys.argv[1]), int(sys.argv[2])).games_per_second)"
     )
     command = [sys.executable, "-c", code, config, str(games)]
-    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(workers)]
+    procs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=HERE)
+        for _ in range(workers)
+    ]
     return sum(float(p.communicate()[0]) for p in procs)
 
 
-def run_once(args, out: str, env: dict | None = None, games: int | None = None) -> dict:
-    """One `sim run` of random vs random into out (with env: another checkout's): wall
-    seconds, CPU seconds of the run and its workers, and the peak resident memory of each
-    of its processes."""
+def run_once(args, out: str, root: Path | None = None, games: int | None = None) -> dict:
+    """One `sim run` of random vs random into out (with root: that checkout's, in its own
+    folder: `python -m` puts the working folder first on the path, before PYTHONPATH):
+    wall seconds, CPU seconds of the run and its workers, and the peak resident memory of
+    each of its processes."""
     command = [
         sys.executable, "-m", "sim", "run", "--config", args.config,
         "--players", "random,random", "--games", str(games or args.games), "--seed", "1",
@@ -70,7 +74,8 @@ def run_once(args, out: str, env: dict | None = None, games: int | None = None) 
     ]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    env = None if root is None else side_env(root)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=root or HERE)
     peak: dict[int, int] = {}
     while proc.poll() is None:
         for pid, size in rss_of_tree(proc.pid).items():
@@ -84,6 +89,7 @@ def run_once(args, out: str, env: dict | None = None, games: int | None = None) 
         "seconds": seconds,
         "cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
         "output": proc.stdout.read().strip(),
+        "source": json.loads((Path(out) / "manifest.json").read_text())["params"]["sim_source"],
         "parent": peak.pop(proc.pid, 0),
         "workers": peak,
     }
@@ -144,10 +150,11 @@ def compare_with_baseline(args) -> None:
     """Rounds of: engine alone, this checkout's run, engine, the baseline's run, engine
     (the order of the two runs alternating), each run set against its neighbouring engine
     timings, and the median of the rounds' this/baseline ratios."""
-    sides = {"this": side_env(HERE), args.baseline: side_env(baseline_checkout(args.baseline))}
-    for env in sides.values():  # compile each side's cache, untimed
+    sides = {"this": HERE, args.baseline: baseline_checkout(args.baseline)}
+    for side, root in sides.items():  # compile each side's cache, untimed
         with tempfile.TemporaryDirectory() as out:
-            run_once(args, out, env, games=10_000)
+            source = run_once(args, out, root, games=10_000)["source"]
+        print(f"{side}: sim source {source} (from {root})")
     engine = load(args.config)
     singles = [bench(engine, args.bench_games).games_per_second]
     ratios: dict[str, list[float]] = {side: [] for side in sides}
