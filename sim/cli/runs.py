@@ -6,8 +6,6 @@ Polars, scipy and rich are imported inside the commands so `sim --help` stays in
 from __future__ import annotations
 
 import json
-import os
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,15 +17,6 @@ import typer
 from sim.cli.common import Csv, Json, Margin, fail, one_format, usage
 
 _fail = fail
-
-
-def _console():
-    """A rich console; unwrapped tables when the output is not a terminal."""
-    from rich.console import Console
-
-    if sys.stdout.isatty() or "COLUMNS" in os.environ:
-        return Console()
-    return Console(width=200)
 
 
 def _open(path: Path):
@@ -109,7 +98,9 @@ def summary(
         shape = to_json(folder, summaries, margin, sections, impact)
         typer.echo(to_csv(shape["board"]) if as_csv else json.dumps(shape, indent=2), nl=not as_csv)
         return
-    render(folder, summaries, _console(), margin, sections, impact)
+    from reports.present import console
+
+    render(folder, summaries, console(), margin, sections, impact)
 
 
 def _measured(folder):
@@ -277,6 +268,7 @@ def _print(a, b, output: str, labels: tuple[str, str] | None = None) -> int:
     """Compare two run folders (or views of one), print as output says (terminal, json,
     csv, markdown); the significant primary changes."""
     from reports.compare import compare_runs, render, to_csv, to_json, to_markdown
+    from reports.present import console
 
     comparison = compare_runs(a, b, labels=labels)
     if not comparison.cells:
@@ -288,7 +280,7 @@ def _print(a, b, output: str, labels: tuple[str, str] | None = None) -> int:
     elif output == "markdown":
         typer.echo(to_markdown(comparison), nl=False)
     else:
-        render(comparison, _console())
+        render(comparison, console())
     return comparison.changes
 
 

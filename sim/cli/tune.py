@@ -6,7 +6,6 @@ Only typer at import: optuna, polars and the runner load inside the command.
 from __future__ import annotations
 
 import importlib.util
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -113,6 +112,7 @@ def _search(space, out, trials, seed, runner, storage):
 
 
 def _finish(space, out: Path, seed: int, runner, study, trials: int, started: float) -> None:
+    from reports.present import console
     from sim.tune import confirm, table
 
     results = confirm.confirm(space, out, seed, runner, study)
@@ -122,7 +122,7 @@ def _finish(space, out: Path, seed: int, runner, study, trials: int, started: fl
     front = table.front(space, done)
     table.write_parquet(table.rows(space, front, by_name), out / "front.parquet")
     written = table.write_candidates(out, results)
-    table.render(space, front, by_name, _console())
+    table.render(space, front, by_name, console())
     for path in written:
         typer.echo(f"candidate meeting every target on fresh seeds: {path}")
     if not written:
@@ -143,16 +143,9 @@ def _finished(study) -> list:
     return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
 
 
-def _console():
-    import os
-
-    from rich.console import Console
-
-    return Console() if sys.stdout.isatty() or "COLUMNS" in os.environ else Console(width=200)
-
-
 def _show(folder: Path) -> None:
     """Print the front of a tuning folder from its study, playing nothing."""
+    from reports.present import console
     from sim.cli.common import fail
     from sim.model.documents import parse_json
     from sim.tune import study, table
@@ -175,4 +168,4 @@ def _show(folder: Path) -> None:
         if k.startswith("confirm:")
     }
     done = _finished(s)
-    table.render(space, table.front(space, done), confirmations, _console())
+    table.render(space, table.front(space, done), confirmations, console())
