@@ -24,10 +24,12 @@ def controlled(s, lines: dict[int, int]) -> None:
         keep_lead(s, line)
 
 
-def recorded(s, sequence: list[dict[int, int]], first: int, leads) -> np.ndarray:
-    """The result row of a base game played into s whose display after turn t is
+def recorded(
+    s, sequence: list[dict[int, int]], first: int, leads, config: str = "base"
+) -> np.ndarray:
+    """The result row of a game of config played into s whose display after turn t is
     sequence[t - 1] (controlled), the game added to leads (a lead_buffer) as it is recorded."""
-    setup(s, *load("base").engine_args(0), np.uint64(1), 0)
+    setup(s, *load(config).engine_args(0), np.uint64(1), 0)
     s.first = first
     for turn, lines in enumerate(sequence, start=1):
         controlled(s, lines)

@@ -46,6 +46,18 @@ def test_a_game_adds_one_count_per_turn_at_the_first_seats_lead():
     assert np.array_equal(leads, expected)
 
 
+def test_the_largest_leads_land_in_the_end_bins():
+    """On six lines (base-60) digit 0 holds all of them, 10 + ... + 60 = 210 points, then
+    digit 1 does: with digit 0 first, turn 1 counts in the last bin and turn 2 in the first
+    (record_arc takes the bin unclamped, so no lead may pass LEAD_MAX)."""
+    arr, leads = fresh_state(), lead_buffer()
+    every = [10, 20, 30, 40, 50, 60]
+    recorded(arr[0], [dict.fromkeys(every, 0), dict.fromkeys(every, 1)], 0, leads, "base-60")
+    assert (bin_of(210), bin_of(-210)) == (LEAD_BINS - 1, 0)
+    assert int(leads[0, LEAD_BINS - 1]) == 1 and int(leads[1, 0]) == 1
+    assert int(leads.sum()) == 2
+
+
 def test_turns_past_the_histogram_are_cut():
     """A game of 130 turns counts its first 128: digit 0 holds the 50 line from turn 1."""
     arr, leads = fresh_state(), lead_buffer()
