@@ -161,7 +161,7 @@ def turn_over(s, line, cid):
 def keep_lead(s, line):
     """A line's signed points (s.arc_points) after its cards changed: only that line's
     controller can have changed. game.track sums the lines' points at the turn's end; a
-    running sum kept here as well cost random play 7% more (benchmarks/engine.py).
+    running sum kept here as well made random play slower (docs/performance.md).
     By the line's kept counts, as if every card counted: in a deck with REM, settle_lead
     corrects the lines holding one by the walk at the turn's end (the walk's call here,
     even untaken, cost random play in base 10%)."""

@@ -251,8 +251,7 @@ def record_arc(s, out, leads):
         lead = np.int64(s.arc_leads[turn])
         if turn <= LEAD_TURNS:  # the batch's histogram of the first seat's lead by turn
             # no lead passes LEAD_MAX (state.py), so the bin needs no clamp; unsigned, the
-            # division by 10 is a multiply and a shift (with the clamp and a signed floor
-            # division this pass took 95 ns a game instead of 70: benchmarks/arc_record.py)
+            # division by 10 is a multiply and a shift (docs/performance.md)
             leads[turn - 1, np.uint64(first * lead + LEAD_MAX) // np.uint64(10)] += 1
         changes += np.int64(lead * last < 0)  # last: the latest lead that was not level
         last = lead | (last & -np.int64(lead == 0))  # without a branch on a random sign
