@@ -173,7 +173,7 @@ def keep_lead(s, line):
 
 @kernel
 def settle_lead(s):
-    """The lead with the controller of each line holding a REM by the walk (score.
+    """The points of each line holding a REM, by its controller from the walk (score.
     controller): keep_lead counted every card. A line whose last REM left was counted
     right by keep_lead, which runs after the REM count is kept."""
     for line in range(s.lines):
