@@ -64,8 +64,9 @@ W_HAND = 8  # W_HAND + kind
 # features added after the hand's slots (0 in the shipped file: the heuristic without them)
 W_RUN_PRESSURE, W_PILE, W_THREAT = W_HAND + N_KINDS, W_HAND + N_KINDS + 1, W_HAND + N_KINDS + 2
 # the search's numbers (0 in the shipped file: one ply): candidates given a second ply, deals
-# of the hidden cards each is tried on, and how far below the best a candidate may be (0: any)
-W_PLY2, W_DEALS, W_MARGIN = W_THREAT + 1, W_THREAT + 2, W_THREAT + 3
+# of the hidden cards each is tried on, how far below the best a candidate may be (0: any),
+# and the one-ply turns played after a candidate before its position is valued
+W_PLY2, W_DEALS, W_MARGIN, W_LOOK = W_THREAT + 1, W_THREAT + 2, W_THREAT + 3, W_THREAT + 4
 FEATURES = {
     "pot": W_POT,
     "lead2": W_LEAD2,
@@ -81,9 +82,11 @@ FEATURES = {
     "second_ply": W_PLY2,
     "deals": W_DEALS,
     "ply_margin": W_MARGIN,
+    "lookahead": W_LOOK,
 }  # a weights file's names of every slot but the hand's; its [hand] table fills those
-N_WEIGHTS = W_MARGIN + 1
+N_WEIGHTS = W_LOOK + 1
 MAX_PLY2 = 16  # candidates a second ply may look at
+MAX_LOOK = 8  # turns a second ply may play after a candidate
 assert N_WEIGHTS <= EVAL_SLOTS
 
 
@@ -343,7 +346,8 @@ def heuristic_turn_w(s, w):
     choice = 0
     if k > 1 and n > 1:
         deals = max(1, int(w[W_DEALS]))
-        choice = second_ply(s, digit, forced, box, moves, paths, n, deals, scratch)
+        look = min(MAX_LOOK, max(1, int(w[W_LOOK])))
+        choice = second_ply(s, digit, forced, box, moves, paths, n, deals, look, scratch)
     if n > 0:
         index, line, direction = moves[choice, 0], moves[choice, 1], moves[choice, 2]
         play_move(s, digit, index, line, direction, forced, paths[choice], POLICY_HEURISTIC)
@@ -448,11 +452,12 @@ def ranked_moves(s, digit, forced, box, k, scratch, distinct):
 
 
 @kernel
-def second_ply(s, digit, forced, box, moves, paths, n, deals, scratch):
+def second_ply(s, digit, forced, box, moves, paths, n, deals, look, scratch):
     """Which of the n candidates does best once the opponent replies: each is played on
-    `deals` determinisations of the hidden cards (the same deals for every candidate), the
-    opponent answers with the one-ply heuristic of the same weights, and the position after
-    is valued (settled_value); the best total wins, ties to the earlier candidate."""
+    `deals` determinisations of the hidden cards (the same deals for every candidate), then
+    `look` turns of the one-ply heuristic of the same weights (the opponent's reply first),
+    and the position after is valued (leaf_value); the best total wins, ties to the earlier
+    candidate."""
     r = search_stream(s, digit)
     start = r[0]
     det = scratch_state()
@@ -467,13 +472,25 @@ def second_ply(s, digit, forced, box, moves, paths, n, deals, scratch):
             index, line, direction = moves[j, 0], moves[j, 1], moves[j, 2]
             play_move(t, digit, index, line, direction, forced, paths[j], POLICY_HEURISTIC)
             finish_turn(t, digit, False, True)
-            if t.ended == ONGOING:
+            for _ in range(look):
+                if t.ended != ONGOING:
+                    break
                 one_ply_turn(t, box, scratch)
-            total += settled_value(s, t, digit, box[0])
+            total += leaf_value(s, t, digit, box[0])
         if total > best_total:
             best_total = total
             best = j
     return best
+
+
+@kernel
+def leaf_value(s, t, digit, ev):
+    """Value for digit of t at the end of a second ply: after the opponent's turn (or the
+    game's end) the static terms (settled_value); after digit's own, as a move's position is
+    valued, with the opponent's worst reply (evaluate; every card in t is as good as known)."""
+    if t.ended == ONGOING and t.mover != digit:
+        return evaluate(t, t, digit, ev)
+    return settled_value(s, t, digit, ev)
 
 
 @kernel

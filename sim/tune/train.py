@@ -52,7 +52,7 @@ BOUNDS = {  # what training may set each weight to (widened to take in the start
     "threat": (0.0, 1.0),
 }
 SAMPLERS = ("cmaes", "tpe")
-SEARCH = ("second_ply", "deals", "ply_margin")  # the evaluation's search, never trained
+SEARCH = ("second_ply", "deals", "ply_margin", "lookahead")  # the search, never trained
 SIGMA = 0.1  # CMA-ES's first step, a share of each weight's range: near the start, which is
 # hand-tuned (at optuna's 1/6 the first 50 trials of a 25-weight search all lost to it)
 

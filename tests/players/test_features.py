@@ -75,9 +75,10 @@ def test_threat_counts_a_scoring_line_led_by_one_unsaved_card(display: str, expe
 # --- the second ply ----------------------------------------------------------------------------
 
 
-def ply_weights(second_ply: int, deals: int) -> np.ndarray:
+def ply_weights(second_ply: int, deals: int, lookahead: int = 1) -> np.ndarray:
     w = np.array(default_weights())
     w[FEATURES["second_ply"]], w[FEATURES["deals"]] = second_ply, deals
+    w[FEATURES["lookahead"]] = lookahead
     return w
 
 
@@ -110,9 +111,50 @@ def test_the_second_ply_is_not_informed_by_the_hidden_cards():
         for i in range(3):  # the hand's cards into the pile (below its top card, which
             j = b.pile_top[0] + 1 + i  # shows), and those pile cards into the hand
             b.hand[0, i], b.pile[0, j] = a.pile[0, j], a.hand[0, i]
-        heuristic_turn_w(a, ply_weights(4, 3))
-        heuristic_turn_w(b, ply_weights(4, 3))
-        assert display_rows(a) == display_rows(b)
+        for lookahead in (1, 3):
+            a2, b2 = copy_state(a), copy_state(b)
+            heuristic_turn_w(a2, ply_weights(4, 3, lookahead))
+            heuristic_turn_w(b2, ply_weights(4, 3, lookahead))
+            assert display_rows(a2) == display_rows(b2)
+
+
+def test_a_lookahead_s_leaf_after_the_mover_s_own_turn_fears_the_opponent_s_reply():
+    """leaf_value: with the opponent to move (the mover's own turn was the lookahead's last)
+    the position is valued as a move's is, with the opponent's worst reply; with the mover to
+    move, statically. In "10: 1 1 0 / 20: 1 1", with the shipped weights (reply 0.8,
+    reply_line 1, flip 0.15, pot 0.6), the opponent's worst reply costs 8 points: a 0 at the
+    end of the 10 line levels it (its 10 points lost: 0.8 x -10), and a 0 on the 20 line
+    gives the mover that line (+20) but ends its two-card lead (pot 0.6 x 20 x 2 = 24):
+    0.8 x (20 - 24) = -3.2, and its IF...THEN version, the 20 line's 1 turned (-20 and the
+    24), 0.8 x -44 = -35.2, mixed in at 0.15: -3.2 - 0.15 x 32 = -8."""
+    from strategies.heuristic import leaf_value, settled_value
+
+    box = np.zeros(1, dtype=EVAL_DTYPE)
+    box[0]["w"][:] = default_weights()[:N_WEIGHTS]
+    t = state("10: 1 1 0\n20: 1 1")
+    assert t.mover == 1
+    assert leaf_value(t, t, 1, box[0]) == settled_value(t, t, 1, box[0])
+    t.mover = 0  # the mover (1) has just played: the opponent replies next
+    assert leaf_value(t, t, 1, box[0]) == evaluate(t, t, 1, box[0])
+    assert evaluate(t, t, 1, box[0]) == pytest.approx(settled_value(t, t, 1, box[0]) - 8.0)
+
+
+def test_a_longer_lookahead_changes_some_choice():
+    """The knob is read: with the mover's own answer looked at too (lookahead 2), some
+    position of CASES gets a different move than after the opponent's reply alone."""
+    from conftest import copy_state
+
+    from sim.model.position import display_rows
+    from strategies.heuristic import heuristic_turn_w
+
+    differ = 0
+    for before, hand in CASES:
+        a = state(before, hand=hand, theirs=("0IFTH", "0DELH", "0SAVH"))
+        b = copy_state(a)
+        heuristic_turn_w(a, ply_weights(4, 2, 1))
+        heuristic_turn_w(b, ply_weights(4, 2, 2))
+        differ += display_rows(a) != display_rows(b)
+    assert differ > 0
 
 
 CASES = [
