@@ -13,6 +13,7 @@ the same digests prove the games unchanged.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from sim.engine.game import R_LEAD_CHANGES
 from sim.model.config import load
 from sim.play.batch import play_batch
 from sim.players.specs import matchup
+from sim.players.weights import NAMED
 
 GAME_COLUMNS = R_LEAD_CHANGES  # the result row as the digests were made: before the arc
 
@@ -32,10 +34,13 @@ RANDOM_DIGESTS = {
 GREEDY_DIGEST = "20175113b39178f2321f02f9c873c2e5a175d20f859540170fdefe5fbfcc070d"
 CPU_DIGEST = "7a5d6861333298c5ebeb347b421004c912c9a55d64e6446f8b2885d5ae0c0709"
 # heuristic (one ply) and strong (a second ply over deals) at 33babcb, before the one-ply
-# fast path (strategies/heuristic.best_move), which must play the same games
+# fast path (strategies/heuristic.best_move), which must play the same games; strong.toml
+# with its lookahead set back to 1 must still play strong's games of then
 EVALUATION_DIGESTS = {
     ("heuristic", 300): "4ebc126b00a595d5d68a759a61fca087ef83a72518eb765811e03ca5254dfa38",
-    ("strong", 40): "7692d8dfd2fd9d591c05f0c290be885d43c022aa8990774e114d94c5b4274b70",
+    ("strong-lookahead-1", 40): "7692d8dfd2fd9d591c05f0c290be885d43c022aa8990774e114d94c5b4274b70",
+    # strong looking two turns ahead (lookahead = 2), as it played when that was shipped
+    ("strong", 40): "b9688cf9c54fd2483c34154269baf1d2b996da5398e475404040a6726ceb32f6",
 }
 # small budgets, so the searches' rollouts (random turns) are covered in seconds; random
 # rollouts to the end (guide=0, depth=0) as every search played them then
@@ -89,9 +94,15 @@ def test_search_games_are_main_s_games(spec, games):
 
 
 @pytest.mark.parametrize("spec, games", sorted(EVALUATION_DIGESTS))
-def test_evaluation_games_are_main_s_games(spec, games):
+def test_evaluation_games_are_main_s_games(spec, games, tmp_path):
     seeds, swapped = batch(games)
-    seats = matchup(spec, "heuristic")
+    player = spec
+    if spec == "strong-lookahead-1":
+        text = NAMED["strong"].read_text(encoding="utf-8")
+        assert "\nlookahead = 2\n" in text
+        player = str(tmp_path / "strong-1.toml")
+        Path(player).write_text(text.replace("\nlookahead = 2\n", "\nlookahead = 1\n"))
+    seats = matchup(player, "heuristic")
     codes, limits, weights = seats.policy_codes(), seats.budgets(), seats.evaluations()
     out = play_batch(
         load("base"), seeds, swapped=swapped, policies=codes, budgets=limits, weights=weights
