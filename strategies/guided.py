@@ -1,7 +1,8 @@
 """Rollouts that use the evaluation: the knob mc and ismcts share (issue #33).
 
 A search seat's state weights hold an evaluation (strategies/heuristic.py's slots, the
-trained `strong` weights unless a spec says otherwise) and two numbers after them:
+trained weights of strategies/weights/guide.toml unless a spec says otherwise) and two
+numbers after them:
 
 - GUIDE: the percent of rollout turns the one-ply heuristic plays with those weights
   (epsilon-greedy; the others are random turns that take an immediate win, as before);

@@ -132,12 +132,13 @@ class Player:
         return default_weights()
 
     def guided_weights(self) -> tuple[float, ...]:
-        """A search's: strong's trained evaluation, its knobs after (strategies/guided.py)."""
-        from sim.players.weights import NAMED, read_weights
+        """A search's: the trained evaluation of weights/guide.toml, its knobs after
+        (strategies/guided.py)."""
+        from sim.players.weights import GUIDE, read_weights
         from strategies.guided import S_DEPTH, S_GUIDE
 
         params = BUILT_IN[self.name].params
-        slots = list(read_weights(NAMED["strong"]))
+        slots = list(read_weights(GUIDE))
         for slot, name in ((S_DEPTH, "depth"), (S_GUIDE, "guide")):
             slots[slot] = float(self.params.get(name, params[name].default))
         return tuple(slots)

@@ -24,6 +24,8 @@ PERSONAS = Path(heuristic.__file__).parent / "personas"
 SUFFIX = ".toml"
 NAMED = {"strong": SHIPPED.parent / "strong.toml"}
 """Built-in names that are weights files: `strong`, trained weights with a second ply."""
+GUIDE = SHIPPED.parent / "guide.toml"
+"""The searches' evaluation (mc and ismcts's guided rollouts), trained weights of its own."""
 
 
 class WeightsError(ValueError):

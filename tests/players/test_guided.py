@@ -14,9 +14,9 @@ from sim.model.notation import parse_display
 from sim.model.position import Position, build_state, display_rows
 from sim.model.rules import RuleOptions
 from sim.players.specs import PlayerError, parse_matchup, parse_player
-from sim.players.weights import NAMED, read_weights
+from sim.players.weights import GUIDE, read_weights
 from strategies.guided import S_DEPTH, S_GUIDE, guided_rollout
-from strategies.heuristic import N_WEIGHTS, weights_box
+from strategies.heuristic import FEATURES, N_WEIGHTS, weights_box
 from strategies.search import DEAL_DTYPE, determinise, search_stream
 
 
@@ -34,9 +34,10 @@ def test_bad_knobs_say_what_is_wrong(spec, message):
         parse_matchup(spec)
 
 
-def test_a_search_seat_holds_strong_s_evaluation_and_its_knobs():
+def test_a_search_seat_holds_the_guide_evaluation_and_its_knobs():
     weights = parse_player("ismcts(guide=30,depth=4)").evaluation()
-    assert weights[:N_WEIGHTS] == read_weights(NAMED["strong"])[:N_WEIGHTS]
+    assert weights[:N_WEIGHTS] == read_weights(GUIDE)[:N_WEIGHTS]
+    assert weights[FEATURES["reply"]] == 0.706  # guide.toml's, not strong's or heuristic's
     assert (weights[S_DEPTH], weights[S_GUIDE]) == (4.0, 30.0)
 
 
