@@ -22,7 +22,7 @@ from sim.engine.game import R_LEAD_CHANGES
 from sim.model.config import load
 from sim.play.batch import play_batch
 from sim.players.specs import matchup
-from sim.players.weights import NAMED
+from sim.players.weights import GUIDE
 
 GAME_COLUMNS = R_LEAD_CHANGES  # the result row as the digests were made: before the arc
 
@@ -34,14 +34,19 @@ RANDOM_DIGESTS = {
 GREEDY_DIGEST = "20175113b39178f2321f02f9c873c2e5a175d20f859540170fdefe5fbfcc070d"
 CPU_DIGEST = "7a5d6861333298c5ebeb347b421004c912c9a55d64e6446f8b2885d5ae0c0709"
 # heuristic (one ply) and strong (a second ply over deals) at 33babcb, before the one-ply
-# fast path (strategies/heuristic.best_move), which must play the same games; strong.toml
-# with its lookahead set back to 1 must still play strong's games of then
+# fast path (strategies/heuristic.best_move), which must play the same games. strong's weights
+# of then are guide.toml's: "old-strong" is guide.toml with strong's second ply (3 moves over
+# 2 deals) and lookahead 1, "old-strong-lookahead-2" the same looking two turns ahead, as
+# strong played at fa5202d; "strong" is strong as shipped, retrained with lookahead 2
 EVALUATION_DIGESTS = {
     ("heuristic", 300): "4ebc126b00a595d5d68a759a61fca087ef83a72518eb765811e03ca5254dfa38",
-    ("strong-lookahead-1", 40): "7692d8dfd2fd9d591c05f0c290be885d43c022aa8990774e114d94c5b4274b70",
-    # strong looking two turns ahead (lookahead = 2), as it played when that was shipped
-    ("strong", 40): "b9688cf9c54fd2483c34154269baf1d2b996da5398e475404040a6726ceb32f6",
+    ("old-strong", 40): "7692d8dfd2fd9d591c05f0c290be885d43c022aa8990774e114d94c5b4274b70",
+    ("old-strong-lookahead-2", 40): (
+        "b9688cf9c54fd2483c34154269baf1d2b996da5398e475404040a6726ceb32f6"
+    ),
+    ("strong", 40): "f4d2a0da65832062e5638125ea016799c9c0688c8939483d9fca0fbc14a7a62c",
 }
+OLD_STRONG_SEARCH = {"old-strong": "", "old-strong-lookahead-2": "lookahead = 2\n"}
 # small budgets, so the searches' rollouts (random turns) are covered in seconds; random
 # rollouts to the end (guide=0, depth=0) as every search played them then
 SEARCH_DIGESTS = {
@@ -97,11 +102,12 @@ def test_search_games_are_main_s_games(spec, games):
 def test_evaluation_games_are_main_s_games(spec, games, tmp_path):
     seeds, swapped = batch(games)
     player = spec
-    if spec == "strong-lookahead-1":
-        text = NAMED["strong"].read_text(encoding="utf-8")
-        assert "\nlookahead = 2\n" in text
-        player = str(tmp_path / "strong-1.toml")
-        Path(player).write_text(text.replace("\nlookahead = 2\n", "\nlookahead = 1\n"))
+    if spec in OLD_STRONG_SEARCH:
+        text = GUIDE.read_text(encoding="utf-8")
+        search = "second_ply = 3\ndeals = 2\n" + OLD_STRONG_SEARCH[spec]
+        player = str(tmp_path / f"{spec}.toml")
+        # top-level keys before the [hand] table
+        Path(player).write_text(text.replace("\n[hand]\n", "\n" + search + "\n[hand]\n"))
     seats = matchup(player, "heuristic")
     codes, limits, weights = seats.policy_codes(), seats.budgets(), seats.evaluations()
     out = play_batch(
