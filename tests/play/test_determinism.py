@@ -106,8 +106,7 @@ def test_evaluation_games_are_main_s_games(spec, games, tmp_path):
         text = GUIDE.read_text(encoding="utf-8")
         search = "second_ply = 3\ndeals = 2\n" + OLD_STRONG_SEARCH[spec]
         player = str(tmp_path / f"{spec}.toml")
-        # top-level keys before the [hand] table
-        Path(player).write_text(text.replace("\n[hand]\n", "\n" + search + "\n[hand]\n"))
+        Path(player).write_text(search + text)  # top-level keys, so ahead of [hand]
     seats = matchup(player, "heuristic")
     codes, limits, weights = seats.policy_codes(), seats.budgets(), seats.evaluations()
     out = play_batch(
