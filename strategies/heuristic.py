@@ -333,12 +333,22 @@ def heuristic_turn_w(s, w):
     first-ply candidates after a second ply (second_ply)."""
     digit = s.mover
     forced = begin_turn(s, digit)
+    if min(MAX_PLY2, max(1, int(w[W_PLY2]))) == 1:  # one ply: best_move, without the arrays
+        best_move(s, digit, forced, weights_box(w), scratch_state(), False)
+        return
+    move, path, n = searched_choice(s, digit, forced, w)
+    if n > 0:
+        play_move(s, digit, move[0], move[1], move[2], forced, path, POLICY_HEURISTIC)
+    finish_turn(s, digit, n == 0, True)
+
+
+@kernel
+def searched_choice(s, digit, forced, w):
+    """The move heuristic_turn_w plays once the turn has begun: its (hand index, line,
+    direction), decision path, and how many candidates there were (0: none, a pass)."""
     box = weights_box(w)
     k = min(MAX_PLY2, max(1, int(w[W_PLY2])))
     scratch = scratch_state()
-    if k == 1:  # one ply: the best move alone, without ranked_moves's k-best arrays
-        best_move(s, digit, forced, box, scratch, False)
-        return
     moves, values, paths, n = ranked_moves(s, digit, forced, box, k, scratch, k > 1)
     if w[W_MARGIN] > 0:  # selective: only candidates close to the best are searched
         while n > 1 and values[n - 1] < values[0] - w[W_MARGIN]:
@@ -348,10 +358,7 @@ def heuristic_turn_w(s, w):
         deals = max(1, int(w[W_DEALS]))
         look = min(MAX_LOOK, max(1, int(w[W_LOOK])))
         choice = second_ply(s, digit, forced, box, moves, paths, n, deals, look, scratch)
-    if n > 0:
-        index, line, direction = moves[choice, 0], moves[choice, 1], moves[choice, 2]
-        play_move(s, digit, index, line, direction, forced, paths[choice], POLICY_HEURISTIC)
-    finish_turn(s, digit, n == 0, True)
+    return moves[choice], paths[choice], n
 
 
 @kernel

@@ -310,17 +310,25 @@ def ismcts_turn(s):
         return
     best = 0
     if n > 1:
-        root_keys = np.zeros(n, dtype=np.int64)
-        legal_keys(det[0], digit, moves, n, root_keys)
-        root_moves = moves.copy()
-        iterations = s.budget[digit]
-        tree = new_tree(iterations + n * (rounds_for(n) + 2) + 1)  # halving may overspend
-        trail = np.zeros(MAX_TRAIL, dtype=np.int64)
-        children = np.zeros(moves.shape[0], dtype=np.int64)
-        root = (root_moves, root_keys, n)
-        path = np.zeros(MAX_DEPTH, dtype=np.int8)
-        bufs = (moves, np.zeros(moves.shape[0], dtype=np.int64), children, trail, path)
-        spare = scratch_state()
-        best = halving(s, det, work, deals, spare, digit, tree, root, bufs, iterations, r)
-        moves = root_moves
+        best, moves, _ = root_search(s, digit, r, det, work, deals, moves, n)
     play_move(s, digit, moves, best, forced, POLICY_ISMCTS)
+
+
+@kernel
+def root_search(s, digit, r, det, work, deals, moves, n):
+    """The search over the n > 1 root moves (moves as search_start listed them: the descent
+    lists its own moves there): the best move's index, the root moves, and every node's
+    statistics, root move m's at row 1 + m (visits, availability, total value)."""
+    root_keys = np.zeros(n, dtype=np.int64)
+    legal_keys(det[0], digit, moves, n, root_keys)
+    root_moves = moves.copy()
+    iterations = s.budget[digit]
+    tree = new_tree(iterations + n * (rounds_for(n) + 2) + 1)  # halving may overspend
+    trail = np.zeros(MAX_TRAIL, dtype=np.int64)
+    children = np.zeros(moves.shape[0], dtype=np.int64)
+    root = (root_moves, root_keys, n)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    bufs = (moves, np.zeros(moves.shape[0], dtype=np.int64), children, trail, path)
+    spare = scratch_state()
+    best = halving(s, det, work, deals, spare, digit, tree, root, bufs, iterations, r)
+    return best, root_moves, tree[2]
