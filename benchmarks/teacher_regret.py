@@ -15,8 +15,9 @@ agreement, how often the two are the same move, both averaged over the held-out 
 (those of every fourth game); an ismcts player searches each position on another stream.
 `fit` runs CMA-ES (optuna) over a weights file's weights, search settings kept, to minimise
 the regret on the other positions, and writes the best. Scoring a player takes about a
-second and draws no noise of its own: the regret orders search budgets as their games do,
-but weights fitted to it did not play better (docs/strategies.md has the figures).
+second and draws no noise of its own, but it is no stand-in for games: it orders ismcts's
+budgets as their games do, not strong's search settings, and weights fitted to it played
+worse (docs/strategies.md has the figures).
 Positions are played outside the runner: this measures players, it makes no run.
 """
 
