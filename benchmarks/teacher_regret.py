@@ -155,10 +155,12 @@ def search_each(states: np.ndarray, budget: int, weights, stream: int = 0) -> tu
 def padded(rows: list) -> np.ndarray:
     """Per-position arrays stacked, each padded with zeros to the largest on every axis."""
     shape = tuple(max(sizes) for sizes in zip(*(r.shape for r in rows), strict=True))
-    out = np.zeros((len(rows), *shape), rows[0].dtype)
-    for i, r in enumerate(rows):
-        out[(i, *(slice(0, d) for d in r.shape))] = r
-    return out
+    return np.stack([pad_to(r, shape) for r in rows])
+
+
+def pad_to(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """a padded with zeros at the end of every axis to shape."""
+    return np.pad(a, [(0, want - have) for want, have in zip(shape, a.shape, strict=True)])
 
 
 def on_both_cores(func, states: np.ndarray, *rest) -> tuple:
@@ -169,11 +171,10 @@ def on_both_cores(func, states: np.ndarray, *rest) -> tuple:
     with Pool(2) as pool:
         parts = pool.starmap(func, [(states[h::2].copy(), *rest) for h in (0, 1)])
     joined = []
-    for field in zip(*parts, strict=True):
-        shape = tuple(max(sizes) for sizes in zip(*(f.shape[1:] for f in field), strict=True))
-        out = np.zeros((len(states), *shape), field[0].dtype)
-        for h, f in enumerate(field):
-            out[(slice(h, None, 2), *(slice(0, d) for d in f.shape[1:]))] = f
+    for even, odd in zip(*parts, strict=True):
+        tail = tuple(max(sizes) for sizes in zip(even.shape[1:], odd.shape[1:], strict=True))
+        out = np.zeros((len(states), *tail), even.dtype)
+        out[0::2], out[1::2] = pad_to(even, (len(even), *tail)), pad_to(odd, (len(odd), *tail))
         joined.append(out)
     return tuple(joined)
 
@@ -211,14 +212,12 @@ def label(args) -> None:
 def read_positions(path: str) -> tuple[dict, dict]:
     """The labelled positions as (fitted on, held out): every HELD_OUT-th game held out."""
     data = dict(np.load(path))
-    data["states"] = data["states"].astype(STATE_DTYPE)  # npz keeps no record padding
+    data["states"] = data["states"].astype(STATE_DTYPE)  # the engine's layout, padding and all
     held = data["games"] % HELD_OUT == 0
-    split = []
-    for keep in (~held, held):
-        part = {k: v[keep] for k, v in data.items() if k != "budget"}
-        part["states"] = np.ascontiguousarray(part["states"]).astype(STATE_DTYPE)
-        split.append(part)
-    return split[0], split[1]
+    fitted, kept = (
+        {k: v[keep] for k, v in data.items() if k != "budget"} for keep in (~held, held)
+    )
+    return fitted, kept
 
 
 def choices(part: dict, weights) -> list:

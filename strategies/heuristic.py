@@ -333,7 +333,7 @@ def heuristic_turn_w(s, w):
     first-ply candidates after a second ply (second_ply)."""
     digit = s.mover
     forced = begin_turn(s, digit)
-    if min(MAX_PLY2, max(1, int(w[W_PLY2]))) == 1:  # one ply: best_move, without the arrays
+    if candidates(w) == 1:  # one ply: best_move, without ranked_moves's k-best arrays
         best_move(s, digit, forced, weights_box(w), scratch_state(), False)
         return
     move, path, n = searched_choice(s, digit, forced, w)
@@ -342,12 +342,18 @@ def heuristic_turn_w(s, w):
     finish_turn(s, digit, n == 0, True)
 
 
+@inlined
+def candidates(w):
+    """First-ply moves the weights give a second ply (1: one ply alone)."""
+    return min(MAX_PLY2, max(1, int(w[W_PLY2])))
+
+
 @kernel
 def searched_choice(s, digit, forced, w):
     """The move heuristic_turn_w plays once the turn has begun: its (hand index, line,
     direction), decision path, and how many candidates there were (0: none, a pass)."""
     box = weights_box(w)
-    k = min(MAX_PLY2, max(1, int(w[W_PLY2])))
+    k = candidates(w)
     scratch = scratch_state()
     moves, values, paths, n = ranked_moves(s, digit, forced, box, k, scratch, k > 1)
     if w[W_MARGIN] > 0:  # selective: only candidates close to the best are searched
