@@ -273,9 +273,10 @@ def run_game(path: Path, game: int, config: str | None, players: Matchup | None)
 
 def _named_by_the_user(path: Path, matchup: str, players: Matchup | None) -> None:
     """RunGameError unless every Python strategy of the match-up was named on the command
-    line (--players, which chose this cell); built-ins run no one's code."""
+    line (--players, which chose this cell); built-ins and weights files (strong, a persona,
+    a .toml: data, read as such) run no one's code."""
     seats = read_matchup(matchup)
-    foreign = list(dict.fromkeys(p.text for p in (seats.first, seats.second) if not p.built_in))
+    foreign = list(dict.fromkeys(p.text for p in (seats.first, seats.second) if not p.compiled))
     if foreign and players is None:
         raise RunGameError(
             f"{path} was played by {' and '.join(foreign)}: replaying it runs that Python "

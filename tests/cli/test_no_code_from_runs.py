@@ -99,6 +99,17 @@ def test_named_or_trusted_the_replay_runs_it(shared, permission):
     (root / "MARKER").unlink()
 
 
+def test_weights_players_replay_as_built_ins_do(tmp_path):
+    """strong and the personas are weights files, data rather than code: a run of them
+    replays without --players or --trust-run, as a run of built-ins does."""
+    args = ["--games", "4", "--workers", "1", "--out", "run", "--quiet"]
+    made = sim("run", "--config", "base", "--players", "strong,rusher", *args, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    done = sim("show", "--run", "run", "--game", "1", "--no-legend", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "ended:" in done.stdout
+
+
 def test_the_manifest_names_the_file(shared):
     """The premise: the folder names the strategy file, so a reader could import it."""
     _, run, _ = shared
