@@ -47,7 +47,7 @@ weights = None  # before weights files: the shipped heuristic's for both seats
 if parse_matchup is not None and hasattr(parse_matchup(sys.argv[3]), "policy_codes"):
     m = parse_matchup(sys.argv[3])
     level, codes, limits = m.cpu_level(config.rules.cpu_level), m.policy_codes(), m.budgets()
-    if hasattr(m, "evaluations"):  # strong and a weights file play their own weights
+    if hasattr(m, "evaluations"):  # each its own: strong, a weights file, the searches
         weights = m.evaluations()
 else:  # before match-up values: functions of the specs
     try:
