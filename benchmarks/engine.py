@@ -43,12 +43,12 @@ except ImportError:  # a baseline from before the layer folders and match-up val
     from sim.game import play_batch, result_buffers
     parse_matchup = None
 config, games = load(sys.argv[1]), int(sys.argv[2])
-weights = None  # before weights files: the shipped heuristic's for both seats
+own = ()  # before weights files: play_batch gives both seats the shipped heuristic's weights
 if parse_matchup is not None and hasattr(parse_matchup(sys.argv[3]), "policy_codes"):
     m = parse_matchup(sys.argv[3])
     level, codes, limits = m.cpu_level(config.rules.cpu_level), m.policy_codes(), m.budgets()
     if hasattr(m, "evaluations"):  # each its own: strong, a weights file, the searches
-        weights = m.evaluations()
+        own = (m.evaluations(),)
 else:  # before match-up values: functions of the specs
     try:
         from sim.players.specs import budgets, cpu_level, policy_codes, split_top_level
@@ -56,12 +56,7 @@ else:  # before match-up values: functions of the specs
         from sim.players import budgets, cpu_level, policy_codes, split_top_level
     a, b = split_top_level(sys.argv[3])
     level, codes, limits = cpu_level(b, config.rules.cpu_level), policy_codes(a, b), budgets(a, b)
-def play(seeds, buffers):
-    if weights is None:
-        play_batch(config, seeds, None, level, None, buffers, codes, limits)
-    else:
-        play_batch(config, seeds, None, level, None, buffers, codes, limits, weights)
-play(np.arange(1, dtype=np.uint64), None)
+play_batch(config, np.arange(1, dtype=np.uint64), None, level, None, None, codes, limits, *own)
 buffers = result_buffers(games)
 seeds = np.arange(1, games + 1, dtype=np.uint64)
 print("ready", flush=True)
@@ -69,7 +64,7 @@ for _ in sys.stdin:
     for array in buffers:
         array.fill(0)
     started = time.process_time()
-    play(seeds, buffers)
+    play_batch(config, seeds, None, level, None, buffers, codes, limits, *own)
     print(games / (time.process_time() - started), flush=True)
 """
 
